@@ -1,0 +1,83 @@
+// Which keys a query sees, and which tiles the loops visit.
+//
+// One rule covers causal, sliding windows and the bottom-right alignment of
+// FlashAttention-2: key j is visible to query i iff
+//     i + diag - left <= j <= i + diag + right,   diag = seqlen_k - seqlen_q,
+// and 0 <= j < seqlen_k. Causal is right = 0. Unlimited sides hold
+// kUnlimited, so every function here is branch-free arithmetic.
+#pragma once
+
+#include "core/portability.h"
+
+namespace fa2::core {
+
+FA2_INLINE int min_i(int a, int b) { return a < b ? a : b; }
+FA2_INLINE int max_i(int a, int b) { return a > b ? a : b; }
+FA2_INLINE int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+struct Mask {
+  int seqlen_q;
+  int seqlen_k;
+  int left;   // window_left, kUnlimited when none
+  int right;  // window_right, 0 when causal, kUnlimited when none
+
+  FA2_INLINE int diag() const { return seqlen_k - seqlen_q; }
+
+  FA2_INLINE bool visible(int i, int j) const {
+    return j < seqlen_k && j >= i + diag() - left && j <= i + diag() + right;
+  }
+  // First and one-past-last visible key of query row i (may be empty).
+  FA2_INLINE int key_begin(int i) const { return max_i(0, i + diag() - left); }
+  FA2_INLINE int key_end(int i) const { return min_i(seqlen_k, i + diag() + right + 1); }
+  // First and one-past-last query row that sees key j.
+  FA2_INLINE int query_begin(int j) const { return max_i(0, j - diag() - right); }
+  FA2_INLINE int query_end(int j) const { return min_i(seqlen_q, j - diag() + left + 1); }
+};
+
+// Half-open range of tile indices.
+struct BlockRange {
+  int begin;
+  int end;
+  FA2_INLINE bool empty() const { return end <= begin; }
+};
+
+// Forward / dQ loop: key blocks of size block_n that query block m_block
+// (rows [m_block*block_m, ...)) must visit. Blocks wholly invisible to every
+// row are skipped: this is where causal and window work disappears.
+FA2_INLINE BlockRange key_blocks(const Mask &mask, int m_block, int block_m, int block_n) {
+  const int row_first = m_block * block_m;
+  const int row_last = min_i(row_first + block_m, mask.seqlen_q) - 1;
+  if (row_last < row_first) return {0, 0};
+  const int first = mask.key_begin(row_first);
+  const int end = mask.key_end(row_last);
+  if (end <= first) return {0, 0};
+  return {first / block_n, ceil_div(end, block_n)};
+}
+
+// Backward loop: query blocks that key block n_block must visit.
+FA2_INLINE BlockRange query_blocks(const Mask &mask, int n_block, int block_n, int block_m) {
+  const int col_first = n_block * block_n;
+  const int col_last = min_i(col_first + block_n, mask.seqlen_k) - 1;
+  if (col_last < col_first) return {0, 0};
+  const int first = mask.query_begin(col_first);
+  const int end = mask.query_end(col_last);
+  if (end <= first) return {0, 0};
+  return {first / block_m, ceil_div(end, block_m)};
+}
+
+// True when some element of tile (m_block, n_block) that lies inside the
+// sequences is invisible, or the tile runs past seqlen_k / seqlen_q: only
+// such tiles pay for per-element masking.
+FA2_INLINE bool tile_needs_mask(const Mask &mask, int m_block, int n_block, int block_m,
+                                int block_n) {
+  const int row_first = m_block * block_m;
+  const int row_last = row_first + block_m - 1;
+  const int col_first = n_block * block_n;
+  const int col_last = col_first + block_n - 1;
+  if (col_last >= mask.seqlen_k || row_last >= mask.seqlen_q) return true;
+  // Every element visible iff the tile's corners satisfy both diagonal bounds.
+  return col_last > row_first + mask.diag() + mask.right ||
+         col_first < row_last + mask.diag() - mask.left;
+}
+
+}  // namespace fa2::core

@@ -1,0 +1,89 @@
+// The FlashAttention-2 online softmax, written once for every backend.
+//
+// Per query row we keep the running maximum of the raw scores (row_max) and
+// a running sum of exp2((s - row_max) * scale_log2) (row_sum). The output
+// accumulator stays *unscaled*: each new key block multiplies it by one
+// correction factor, and the division by the sum happens once, at the end.
+// Only the logsumexp leaves the forward pass.
+//
+// A backend gives each thread kCols scores of a row, and a RowReduce whose
+// max() / sum() combine values across the lanes that share that row (the
+// identity on a CPU, shuffles on a GPU). The core never knows how wide a
+// warp is or which lanes share a row.
+#pragma once
+
+#include <cmath>
+
+#include "core/portability.h"
+
+namespace fa2::core {
+
+inline constexpr float kLog2e = 1.4426950408889634f;
+inline constexpr float kLn2 = 0.6931471805599453f;
+
+// Lanes-of-one reducer, for backends where one thread owns whole rows.
+struct ThreadRowReduce {
+  FA2_INLINE float max(float x) const { return x; }
+  FA2_INLINE float sum(float x) const { return x; }
+};
+
+FA2_INLINE float fmax_f(float a, float b) { return a > b ? a : b; }
+
+struct RowState {
+  float row_max = -INFINITY;  // over raw (unscaled) scores seen so far
+  float row_sum = 0.f;        // this thread's share of the row's sum
+};
+
+// Subtracted inside exp2: for a row with no visible key yet (max -inf)
+// use 0 so that exp2(-inf - 0) = 0 instead of NaN.
+FA2_INLINE float max_scaled(float row_max, float scale_log2) {
+  return row_max == -INFINITY ? 0.f : row_max * scale_log2;
+}
+
+// One key block. On entry `scores` hold raw q.k (invisible ones -inf); on
+// exit they hold the unnormalised probabilities p = exp2(s*c - max*c).
+// Returns the factor by which the caller rescales its output accumulator.
+template <int kCols, class RowReduce>
+FA2_INLINE float online_softmax_step(float (&scores)[kCols], RowState &row, float scale_log2,
+                                     const RowReduce &reduce) {
+  float block_max = -INFINITY;
+FA2_UNROLL
+  for (int c = 0; c < kCols; ++c) block_max = fmax_f(block_max, scores[c]);
+  const float new_max = reduce.max(fmax_f(row.row_max, block_max));
+  const float shift = max_scaled(new_max, scale_log2);
+  const float correction = exp2f(max_scaled(row.row_max, scale_log2) - shift);
+  float block_sum = 0.f;
+FA2_UNROLL
+  for (int c = 0; c < kCols; ++c) {
+    scores[c] = exp2f(scores[c] * scale_log2 - shift);
+    block_sum += scores[c];
+  }
+  row.row_max = new_max;
+  row.row_sum = row.row_sum * correction + block_sum;
+  return correction;
+}
+
+struct RowResult {
+  float out_scale;  // multiply the unscaled accumulator by this once
+  float lse;        // natural-log logsumexp of scale * scores
+};
+
+// After the last key block. A row that saw no visible key gets output 0 and
+// lse -inf (the exact value).
+template <class RowReduce>
+FA2_INLINE RowResult online_softmax_finish(const RowState &row, float scale,
+                                           const RowReduce &reduce) {
+  const float total = reduce.sum(row.row_sum);
+  if (total == 0.f || row.row_max == -INFINITY) return {0.f, -INFINITY};
+  return {1.f / total, row.row_max * scale + logf(total)};
+}
+
+// Backward: the probabilities recomputed from the stored logsumexp,
+// p = exp(scale*s - lse) = exp2(s*scale_log2 - lse*log2e). A row with
+// lse -inf saw no key; its p is 0 (not exp2(inf)).
+FA2_INLINE float lse_log2(float lse) { return lse == -INFINITY ? INFINITY : lse * kLog2e; }
+FA2_INLINE float prob_from_lse(float score, float scale_log2, float lse_in_log2) {
+  return exp2f(score * scale_log2 - lse_in_log2);
+}
+
+}  // namespace fa2::core

@@ -1,0 +1,87 @@
+// Work decomposition and addressing, shared by every backend.
+//
+// Forward:  one work item per (batch, head_q, query block); it walks its
+//           key blocks (key_blocks() in mask.h) with the online softmax.
+// Backward: one work item per (batch, head_kv, key block); it walks every
+//           query head of its group and every query block that sees its
+//           keys (query_blocks()), accumulating dK and dV privately, so the
+//           GQA/MQA sum over the group needs no atomics; dQ contributions
+//           from different key blocks meet in an fp32 accumulator (atomics
+//           on a GPU, a race-free reduction on the CPU).
+// Preprocessing for the backward: D_i = rowsum(dO_i * O_i).
+#pragma once
+
+#include <cstdint>
+
+#include "core/mask.h"
+#include "core/params.h"
+#include "core/portability.h"
+
+namespace fa2::core {
+
+// Where one batch entry's rows live. For varlen the offsets come from
+// cu_seqlens; otherwise from stride_batch.
+struct SeqInfo {
+  int64_t q_row0;  // first row of this sequence in the packed layout (varlen) or 0
+  int64_t k_row0;
+  int seqlen_q;
+  int seqlen_k;
+};
+
+FA2_INLINE SeqInfo seq_info(const AttnParams &p, int b) {
+  if (p.cu_seqlens_q != nullptr) {
+    const int q0 = p.cu_seqlens_q[b], k0 = p.cu_seqlens_k[b];
+    return {q0, k0, p.cu_seqlens_q[b + 1] - q0, p.cu_seqlens_k[b + 1] - k0};
+  }
+  return {0, 0, p.seqlen_q, p.seqlen_k};
+}
+
+FA2_INLINE Mask mask_of(const AttnParams &p, const SeqInfo &s) {
+  return {s.seqlen_q, s.seqlen_k, p.window_left, p.window_right};
+}
+
+// Element offset of row `row` (within its sequence), head `head`, dim 0.
+FA2_INLINE int64_t row_offset(const TensorRef &t, int b, int64_t seq_row0, int row, int head) {
+  return int64_t(b) * t.stride_batch + (seq_row0 + row) * t.stride_seq +
+         int64_t(head) * t.stride_head;
+}
+
+// Index into lse / D / other [batch, heads_q, seqlen_q] float arrays.
+FA2_INLINE int64_t row_stat_index(const AttnParams &p, int b, int head_q, int row) {
+  return (int64_t(b) * p.heads_q + head_q) * p.seqlen_q + row;
+}
+
+FA2_INLINE int kv_head_of(const AttnParams &p, int head_q) { return head_q / p.group_size; }
+
+// Linear work index <-> tuple. The block index varies fastest in the
+// backward (neighbouring items share Q/dO in cache) and slowest in the
+// forward (the longest causal rows are scheduled first).
+struct FwdItem {
+  int batch, head_q, m_block;
+};
+struct BwdItem {
+  int batch, head_kv, n_block;
+};
+
+FA2_INLINE int64_t fwd_items(const AttnParams &p, int block_m) {
+  return int64_t(p.batch) * p.heads_q * ceil_div(p.seqlen_q, block_m);
+}
+FA2_INLINE FwdItem fwd_item(const AttnParams &p, int block_m, int64_t index) {
+  const int64_t bh = int64_t(p.batch) * p.heads_q;
+  const int m_blocks = ceil_div(p.seqlen_q, block_m);
+  const int m_block = m_blocks - 1 - int(index / bh);
+  const int64_t rest = index % bh;
+  return {int(rest / p.heads_q), int(rest % p.heads_q), m_block};
+}
+
+FA2_INLINE int64_t bwd_items(const AttnParams &p, int block_n) {
+  return int64_t(p.batch) * p.heads_kv * ceil_div(p.seqlen_k, block_n);
+}
+FA2_INLINE BwdItem bwd_item(const AttnParams &p, int block_n, int64_t index) {
+  const int n_blocks = ceil_div(p.seqlen_k, block_n);
+  const int n_block = int(index % n_blocks);
+  const int64_t bh = index / n_blocks;
+  return {int(bh / p.heads_kv), int(bh % p.heads_kv), n_block};
+}
+
+}  // namespace fa2::core
