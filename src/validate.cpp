@@ -146,8 +146,11 @@ fa2_status_t validate(const CallArgs &args, const Capabilities &caps, core::Attn
            FA2_ERROR_SIZE_OVERFLOW;
 
   // Options.
-  if (!std::isfinite(o->softmax_scale))
-    return why = "softmax_scale is not finite", FA2_ERROR_INVALID_ARGUMENT;
+  // The kernels track the running max of raw scores, which is the max of
+  // the scaled scores only for a positive scale.
+  if (!std::isfinite(o->softmax_scale) || o->softmax_scale < 0.f)
+    return why = "softmax_scale must be finite and positive (0 = 1/sqrt(head_dim))",
+           FA2_ERROR_INVALID_ARGUMENT;
   if (o->window_left < -1 || o->window_right < -1)
     return why = "window_left / window_right must be >= -1 (-1 = unlimited)",
            FA2_ERROR_INVALID_ARGUMENT;

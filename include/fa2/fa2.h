@@ -100,7 +100,7 @@ typedef struct {
 typedef struct {
   size_t struct_size;   /* sizeof(fa2_options_t) of the caller */
   uint32_t version;     /* FA2_OPTIONS_VERSION of the caller */
-  float softmax_scale;  /* 0 = 1/sqrt(head_dim) */
+  float softmax_scale;  /* > 0; 0 = 1/sqrt(head_dim) */
   int causal;           /* bottom-right aligned when seqlen_q != seqlen_k */
   int window_left;      /* keys allowed left of the diagonal, -1 = unlimited */
   int window_right;     /* keys allowed right of the diagonal, -1 = unlimited */

@@ -29,6 +29,13 @@ struct ThreadRowReduce {
 
 FA2_INLINE float fmax_f(float a, float b) { return a > b ? a : b; }
 
+// exp2 used by the softmax. A backend whose compiler cannot vectorise the
+// libm call (the CPU) passes its own functor with the same contract:
+// exp2(-inf) == 0, finite elsewhere for arguments <= 0.
+struct StdExp2 {
+  FA2_INLINE float operator()(float x) const { return exp2f(x); }
+};
+
 struct RowState {
   float row_max = -INFINITY;  // over raw (unscaled) scores seen so far
   float row_sum = 0.f;        // this thread's share of the row's sum
@@ -43,19 +50,22 @@ FA2_INLINE float max_scaled(float row_max, float scale_log2) {
 // One key block. On entry `scores` hold raw q.k (invisible ones -inf); on
 // exit they hold the unnormalised probabilities p = exp2(s*c - max*c).
 // Returns the factor by which the caller rescales its output accumulator.
-template <int kCols, class RowReduce>
+template <int kCols, class RowReduce, class Exp2 = StdExp2>
 FA2_INLINE float online_softmax_step(float (&scores)[kCols], RowState &row, float scale_log2,
-                                     const RowReduce &reduce) {
+                                     const RowReduce &reduce, const Exp2 &exp2 = Exp2{}) {
   float block_max = -INFINITY;
 FA2_UNROLL
   for (int c = 0; c < kCols; ++c) block_max = fmax_f(block_max, scores[c]);
   const float new_max = reduce.max(fmax_f(row.row_max, block_max));
   const float shift = max_scaled(new_max, scale_log2);
-  const float correction = exp2f(max_scaled(row.row_max, scale_log2) - shift);
+  // A row that had no visible key has nothing to rescale; exp2(0 - shift)
+  // would overflow to inf for very negative scores and turn 0 * inf into NaN.
+  const float correction =
+      row.row_max == -INFINITY ? 0.f : exp2(row.row_max * scale_log2 - shift);
   float block_sum = 0.f;
 FA2_UNROLL
   for (int c = 0; c < kCols; ++c) {
-    scores[c] = exp2f(scores[c] * scale_log2 - shift);
+    scores[c] = exp2(scores[c] * scale_log2 - shift);
     block_sum += scores[c];
   }
   row.row_max = new_max;
@@ -82,8 +92,10 @@ FA2_INLINE RowResult online_softmax_finish(const RowState &row, float scale,
 // p = exp(scale*s - lse) = exp2(s*scale_log2 - lse*log2e). A row with
 // lse -inf saw no key; its p is 0 (not exp2(inf)).
 FA2_INLINE float lse_log2(float lse) { return lse == -INFINITY ? INFINITY : lse * kLog2e; }
-FA2_INLINE float prob_from_lse(float score, float scale_log2, float lse_in_log2) {
-  return exp2f(score * scale_log2 - lse_in_log2);
+template <class Exp2 = StdExp2>
+FA2_INLINE float prob_from_lse(float score, float scale_log2, float lse_in_log2,
+                               const Exp2 &exp2 = Exp2{}) {
+  return exp2(score * scale_log2 - lse_in_log2);
 }
 
 }  // namespace fa2::core

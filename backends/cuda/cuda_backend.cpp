@@ -1,0 +1,163 @@
+// The CUDA backend: device checks, workspace layout and the launch sequence.
+// Kernels and their dispatch live in sm80/ and dispatch.cpp.
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "backend.h"
+#include "cuda_check.h"
+#include "dispatch.h"
+#include "sm80/bwd_scratch.h"
+
+namespace fa2 {
+namespace cuda {
+namespace {
+
+// Makes the handle's device current for one call and restores the caller's.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+    status_ = cudaSetDevice(device);
+  }
+  ~DeviceGuard() {
+    if (previous_ >= 0) cudaSetDevice(previous_);
+  }
+  cudaError_t status() const { return status_; }
+
+ private:
+  int previous_ = -1;
+  cudaError_t status_ = cudaSuccess;
+};
+
+constexpr uint64_t kScratchAlign = 256;
+uint64_t round_up(uint64_t x) { return (x + kScratchAlign - 1) / kScratchAlign * kScratchAlign; }
+uint64_t stat_rows(const core::AttnParams &p) {
+  return uint64_t(p.batch) * uint64_t(p.heads_q) * uint64_t(p.seqlen_q);
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device) : device_(device) {}
+
+  Capabilities capabilities() const override {
+    Capabilities caps{};
+    caps.dtypes[FA2_DTYPE_F16] = true;
+    caps.dtypes[FA2_DTYPE_BF16] = true;
+    caps.dtypes[FA2_DTYPE_F32] = false;
+    caps.max_head_dim = 256;
+    caps.head_dim_multiple = 8;
+    caps.alignment_bytes = 16;
+    caps.host_memory = false;
+    return caps;
+  }
+
+  fa2_status_t check(const core::AttnParams &p, std::string &why) const override {
+    KernelSet kernels;
+    fa2_status_t status = kernels_for(p.dtype, p.head_dim, kernels, why);
+    if (status != FA2_SUCCESS) return status;
+    DeviceGuard guard(device_);
+    FA2_CUDA_CHECK(guard.status());
+    const struct {
+      const char *name;
+      const void *ptr;
+    } operands[] = {{"q", p.q.data},       {"k", p.k.data},         {"v", p.v.data},
+                    {"out", p.out.data},   {"lse", p.lse},          {"dout", p.dout.data},
+                    {"dq", p.dq.data},     {"dk", p.dk.data},       {"dv", p.dv.data},
+                    {"cu_seqlens_q", p.cu_seqlens_q}, {"cu_seqlens_k", p.cu_seqlens_k}};
+    for (const auto &op : operands) {
+      if (op.ptr == nullptr) continue;  // not part of this call
+      cudaPointerAttributes attributes{};
+      const cudaError_t error = cudaPointerGetAttributes(&attributes, op.ptr);
+      if (error != cudaSuccess) {
+        cudaGetLastError();  // clear it: an unknown pointer is the caller's mistake
+        why = std::string(op.name) + " is not a pointer the CUDA runtime knows (" +
+              cudaGetErrorString(error) + ")";
+        return FA2_ERROR_INVALID_ARGUMENT;
+      }
+      const bool on_device = attributes.type == cudaMemoryTypeDevice ||
+                             attributes.type == cudaMemoryTypeManaged;
+      if (!on_device || attributes.device != device_) {
+        why = std::string(op.name) + " must be device (or managed) memory of CUDA device " +
+              std::to_string(device_) +
+              (on_device ? ", it is on device " + std::to_string(attributes.device)
+                         : ", it is host memory");
+        return FA2_ERROR_INVALID_ARGUMENT;
+      }
+    }
+    return FA2_SUCCESS;
+  }
+
+  uint64_t fwd_workspace(const core::AttnParams &) const override { return 0; }
+
+  // [D: rows floats | dQ accumulator: rows x head_dim floats]
+  uint64_t bwd_workspace(const core::AttnParams &p) const override {
+    const uint64_t rows = stat_rows(p);
+    return round_up(rows * sizeof(float)) + rows * uint64_t(p.head_dim) * sizeof(float);
+  }
+
+  fa2_status_t fwd(const core::AttnParams &p, void *stream, std::string &why) override {
+    KernelSet kernels;
+    fa2_status_t status = kernels_for(p.dtype, p.head_dim, kernels, why);
+    if (status != FA2_SUCCESS) return status;
+    DeviceGuard guard(device_);
+    FA2_CUDA_CHECK(guard.status());
+    return kernels.fwd(p, static_cast<cudaStream_t>(stream), why);
+  }
+
+  fa2_status_t bwd(const core::AttnParams &p, void *stream, std::string &why) override {
+    KernelSet kernels;
+    fa2_status_t status = kernels_for(p.dtype, p.head_dim, kernels, why);
+    if (status != FA2_SUCCESS) return status;
+    DeviceGuard guard(device_);
+    FA2_CUDA_CHECK(guard.status());
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    const uint64_t rows = stat_rows(p);
+    char *workspace = static_cast<char *>(p.workspace);
+    const BwdScratch scratch{reinterpret_cast<float *>(workspace),
+                             reinterpret_cast<float *>(workspace + round_up(rows * sizeof(float)))};
+    if (rows > 0) {
+      FA2_CUDA_CHECK(cudaMemsetAsync(scratch.dq_accum, 0,
+                                     rows * uint64_t(p.head_dim) * sizeof(float), s));
+      status = kernels.bwd_delta(p, scratch.delta, s, why);
+      if (status != FA2_SUCCESS) return status;
+    }
+    status = kernels.bwd(p, scratch, s, why);  // also writes dK = dV = 0 when no query sees a key
+    if (status != FA2_SUCCESS || rows == 0) return status;
+    return kernels.bwd_dq_convert(p, scratch.dq_accum, s, why);
+  }
+
+ private:
+  int device_;
+};
+
+}  // namespace
+}  // namespace cuda
+
+fa2_status_t make_cuda_backend(int device, std::unique_ptr<Backend> &out, std::string &why) {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    why = error != cudaSuccess ? std::string("no CUDA device: ") + cudaGetErrorString(error)
+                               : std::string("no CUDA device");
+    return FA2_ERROR_NO_DEVICE;
+  }
+  if (device >= count) {
+    why = "CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
+          " present)";
+    return FA2_ERROR_NO_DEVICE;
+  }
+  int major = 0;
+  FA2_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major < 8) {
+    why = "CUDA device " + std::to_string(device) + " has compute capability " +
+          std::to_string(major) + ".x; the kernels need sm80 or newer";
+    return FA2_ERROR_UNSUPPORTED_DEVICE;
+  }
+  out = std::make_unique<cuda::CudaBackend>(device);
+  return FA2_SUCCESS;
+}
+
+}  // namespace fa2

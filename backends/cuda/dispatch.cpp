@@ -1,0 +1,62 @@
+#include "dispatch.h"
+
+#include "sm80/launch.h"
+#include "sm80/tile_plan.h"
+
+namespace fa2::cuda {
+namespace {
+
+template <class T>
+bool kernels_of_type(int bucket, KernelSet &out) {
+  out.bwd_delta = launch_bwd_delta<T>;
+  out.bwd_dq_convert = launch_bwd_dq_convert<T>;
+  switch (bucket) {
+#define FA2_CUDA_BUCKET(D)                   \
+  case D:                                    \
+    out.fwd = launch_fwd<T, D>;              \
+    out.bwd = launch_bwd<T, D>;              \
+    return true;
+    // FA2_CUDA_HD<d> is defined for each bucket this build compiled.
+#ifdef FA2_CUDA_HD32
+    FA2_CUDA_BUCKET(32)
+#endif
+#ifdef FA2_CUDA_HD64
+    FA2_CUDA_BUCKET(64)
+#endif
+#ifdef FA2_CUDA_HD96
+    FA2_CUDA_BUCKET(96)
+#endif
+#ifdef FA2_CUDA_HD128
+    FA2_CUDA_BUCKET(128)
+#endif
+#ifdef FA2_CUDA_HD192
+    FA2_CUDA_BUCKET(192)
+#endif
+#ifdef FA2_CUDA_HD256
+    FA2_CUDA_BUCKET(256)
+#endif
+#undef FA2_CUDA_BUCKET
+    default: return false;
+  }
+}
+
+}  // namespace
+
+fa2_status_t kernels_for(core::Dtype dtype, int head_dim, KernelSet &out, std::string &why) {
+  out = KernelSet{};
+  out.head_dim_bucket = core::head_dim_bucket(head_dim, kHeadDimBuckets);
+  bool found = false;
+  if (dtype == core::Dtype::f16) found = kernels_of_type<__half>(out.head_dim_bucket, out);
+  if (dtype == core::Dtype::bf16) found = kernels_of_type<__nv_bfloat16>(out.head_dim_bucket, out);
+  if (found) return FA2_SUCCESS;
+  if (dtype == core::Dtype::f32) {
+    why = "the CUDA backend has no f32 kernels";
+    return FA2_ERROR_UNSUPPORTED_DTYPE;
+  }
+  why = "head_dim " + std::to_string(head_dim) + " needs the " +
+        std::to_string(out.head_dim_bucket) +
+        " kernels, which this build left out (FA2_CUDA_HEAD_DIMS=" FA2_CUDA_HEAD_DIMS_STRING ")";
+  return FA2_ERROR_UNSUPPORTED_HEAD_DIM;
+}
+
+}  // namespace fa2::cuda

@@ -1,0 +1,165 @@
+// FlashAttention-2 forward on sm80 Tensor Cores.
+//
+// One CTA per (batch, query head, query block) (core::fwd_item). Each warp
+// owns kSlabs slabs of 16 query rows (split-Q): it computes S = Q K^T for
+// its rows, runs the online softmax on them, keeps P in registers as the A
+// operand of P V and accumulates an unscaled O that is rescaled once at
+// the end. K/V blocks stream through a kStages-deep cp.async pipeline,
+// walked from the last visible block to the first so that the diagonal
+// (masked) blocks of causal attention come first and the rest run
+// unmasked.
+#pragma once
+
+#include <cstdint>
+
+#include "core/online_softmax.h"
+#include "core/work.h"
+#include "sm80/smem_tile.cuh"
+#include "sm80/warp_gemm.cuh"
+
+namespace fa2::cuda {
+
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages>
+struct FwdKernel {
+  static constexpr int kThreads = kWarps * 32;
+  static constexpr int kWarpRows = kBlockM / kWarps;
+  static constexpr int kSlabs = kWarpRows / 16;
+  static_assert(kWarpRows % 16 == 0 && kStages >= 2, "bad forward tile plan");
+  using QTile = SmemTile<kBlockM, kHeadDim>;
+  using KVTile = SmemTile<kBlockN, kHeadDim>;
+  static constexpr int kSmemBytes =
+      int(sizeof(T)) * (QTile::kElems + 2 * kStages * KVTile::kElems);
+};
+
+// Rows with no visible key at all: output 0, lse -inf.
+template <class T, int kHeadDim>
+__device__ void write_empty_rows(const core::AttnParams &p, T *out, int64_t out_stride, int b,
+                                 int head, int row0, int rows, int tid, int threads) {
+  for (int i = tid; i < rows * (p.head_dim / 2); i += threads) {
+    const int row = i / (p.head_dim / 2), col = 2 * (i % (p.head_dim / 2));
+    *reinterpret_cast<uint32_t *>(out + row * out_stride + col) = 0u;
+  }
+  for (int row = tid; row < rows; row += threads)
+    p.lse[core::row_stat_index(p, b, head, row0 + row)] = -INFINITY;
+}
+
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages>
+__global__ void __launch_bounds__(kWarps * 32)
+    fwd_kernel(const core::AttnParams p) {
+  using K = FwdKernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;
+  using QTile = typename K::QTile;
+  using KVTile = typename K::KVTile;
+  constexpr int kSlabs = K::kSlabs;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *sQ = reinterpret_cast<T *>(smem_raw);
+  T *sK = sQ + QTile::kElems;               // kStages tiles
+  T *sV = sK + kStages * KVTile::kElems;    // kStages tiles
+
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const core::FwdItem item = core::fwd_item(p, kBlockM, blockIdx.x);
+  const core::SeqInfo seq = core::seq_info(p, item.batch);
+  const int row0 = item.m_block * kBlockM;
+  if (row0 >= seq.seqlen_q) return;  // a shorter sequence of a varlen batch
+  const int rows_valid = seq.seqlen_q - row0;
+  const core::Mask mask = core::mask_of(p, seq);
+  const core::BlockRange blocks = core::key_blocks(mask, item.m_block, kBlockM, kBlockN);
+  T *out = static_cast<T *>(p.out.data) +
+           core::row_offset(p.out, item.batch, seq.q_row0, row0, item.head_q);
+  if (blocks.empty()) {
+    write_empty_rows<T, kHeadDim>(p, out, p.out.stride_seq, item.batch, item.head_q, row0,
+                                  core::min_i(rows_valid, kBlockM), tid, K::kThreads);
+    return;
+  }
+
+  // Prologue: Q, then the first kStages - 1 K/V blocks, one group each.
+  const int head_kv = core::kv_head_of(p, item.head_q);
+  const T *q = static_cast<const T *>(p.q.data) +
+               core::row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q);
+  const T *k = static_cast<const T *>(p.k.data) +
+               core::row_offset(p.k, item.batch, seq.k_row0, 0, head_kv);
+  const T *v = static_cast<const T *>(p.v.data) +
+               core::row_offset(p.v, item.batch, seq.k_row0, 0, head_kv);
+  load_tile_async<QTile, K::kThreads>(sQ, q, p.q.stride_seq, rows_valid, p.head_dim, tid);
+  cp_async_commit();
+  const int num_blocks = blocks.end - blocks.begin;
+  auto load_kv = [&](int i) {  // i-th block visited: key block blocks.end - 1 - i
+    if (i < num_blocks) {
+      const int key0 = (blocks.end - 1 - i) * kBlockN;
+      const int stage = i % kStages;
+      load_tile_async<KVTile, K::kThreads>(sK + stage * KVTile::kElems, k + key0 * p.k.stride_seq,
+                                           p.k.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
+      load_tile_async<KVTile, K::kThreads>(sV + stage * KVTile::kElems, v + key0 * p.v.stride_seq,
+                                           p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
+    }
+    cp_async_commit();  // empty groups keep the wait counts uniform
+  };
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i) load_kv(i);
+
+  float o[kSlabs][2][kHeadDim / 4];
+  zero<kSlabs, kHeadDim>(o);
+  core::RowState row_state[kSlabs][2];
+  const QuadRowReduce reduce;
+  const int warp_row0 = warp * K::kWarpRows;
+  const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
+
+  for (int i = 0; i < num_blocks; ++i) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads();  // block i is visible to all; the stage of block i-1 is free
+    load_kv(i + kStages - 1);
+    const T *sK_i = sK + (i % kStages) * KVTile::kElems;
+    const T *sV_i = sV + (i % kStages) * KVTile::kElems;
+    const int n_block = blocks.end - 1 - i;
+
+    float s[kSlabs][2][kBlockN / 4];
+    zero<kSlabs, kBlockN>(s);
+    gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim>(s, sQ, warp_row0, sK_i, 0, lane);
+
+    if (core::tile_needs_mask(mask, item.m_block, n_block, kBlockM, kBlockN)) {
+#pragma unroll
+      for (int sl = 0; sl < kSlabs; ++sl)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = row0 + warp_row0 + 16 * sl + 8 * h + group;
+#pragma unroll
+          for (int c = 0; c < kBlockN / 4; ++c) {
+            const int col = n_block * kBlockN + 8 * (c / 2) + 2 * in_quad + c % 2;
+            if (!mask.visible(row, col)) s[sl][h][c] = -INFINITY;
+          }
+        }
+    }
+
+#pragma unroll
+    for (int sl = 0; sl < kSlabs; ++sl)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float correction =
+            core::online_softmax_step<kBlockN / 4>(s[sl][h], row_state[sl][h], p.scale_log2, reduce);
+#pragma unroll
+        for (int c = 0; c < kHeadDim / 4; ++c) o[sl][h][c] *= correction;
+      }
+    gemm_rn<T, KVTile, kSlabs, kHeadDim, kBlockN>(o, s, sV_i, 0, lane);
+  }
+  cp_async_wait<0>();  // nothing may stay in flight past the kernel's end
+
+  // Epilogue: one rescale per row, then out and lse.
+#pragma unroll
+  for (int sl = 0; sl < kSlabs; ++sl)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const core::RowResult result = core::online_softmax_finish(row_state[sl][h], p.scale, reduce);
+      const int row = warp_row0 + 16 * sl + 8 * h + group;
+      if (row >= rows_valid) continue;
+      T *out_row = out + row * p.out.stride_seq;
+#pragma unroll
+      for (int t = 0; t < kHeadDim / 8; ++t) {
+        const int col = 8 * t + 2 * in_quad;
+        if (col < p.head_dim)
+          *reinterpret_cast<uint32_t *>(out_row + col) = Element<T>::pack(
+              o[sl][h][2 * t] * result.out_scale, o[sl][h][2 * t + 1] * result.out_scale);
+      }
+      if (in_quad == 0) p.lse[core::row_stat_index(p, item.batch, item.head_q, row0 + row)] = result.lse;
+    }
+}
+
+}  // namespace fa2::cuda

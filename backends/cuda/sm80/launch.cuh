@@ -1,0 +1,69 @@
+// Definitions of the launchers declared in launch.h, included only by the
+// generated per-instantiation translation units and bwd_aux.cu.
+#pragma once
+
+#include "cuda_check.h"
+#include "sm80/bwd_kernel.cuh"
+#include "sm80/fwd_kernel.cuh"
+#include "sm80/launch.h"
+#include "sm80/tile_plan.h"
+
+namespace fa2::cuda {
+
+// Grids are one-dimensional over core's work items.
+inline fa2_status_t grid_size(int64_t ctas, unsigned &grid, std::string &why) {
+  if (ctas > 0x7fffffff) {
+    why = "the grid needs " + std::to_string(ctas) + " blocks, beyond CUDA's 2^31 - 1";
+    return FA2_ERROR_SIZE_OVERFLOW;
+  }
+  grid = unsigned(ctas);
+  return FA2_SUCCESS;
+}
+
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages>
+fa2_status_t launch_fwd_tiles(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
+  using K = FwdKernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;
+  const auto kernel = fwd_kernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;
+  unsigned grid = 0;
+  const fa2_status_t status = grid_size(core::fwd_items(p, kBlockM), grid, why);
+  if (status != FA2_SUCCESS || grid == 0) return status;
+  FA2_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  FA2_CUDA_CHECK(cudaGetLastError());
+  return FA2_SUCCESS;
+}
+
+template <class T, int kHeadDim>
+fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
+  constexpr core::TilePlan plan = sm80_fwd_plan(kHeadDim);
+  static_assert(plan.head_dim == kHeadDim, "no forward plan for this head dim");
+  return launch_fwd_tiles<T, kHeadDim, plan.block_m, plan.block_n, plan.workers, plan.stages>(
+      p, stream, why);
+}
+
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages>
+fa2_status_t launch_bwd_tiles(const core::AttnParams &p, const BwdScratch &scratch,
+                              cudaStream_t stream, std::string &why) {
+  using K = BwdKernel<T, kHeadDim, kBlockM, kBlockN, kDSplit, kStages>;
+  const auto kernel = bwd_kernel<T, kHeadDim, kBlockM, kBlockN, kDSplit, kStages>;
+  unsigned grid = 0;
+  const fa2_status_t status = grid_size(core::bwd_items(p, kBlockN), grid, why);
+  if (status != FA2_SUCCESS || grid == 0) return status;
+  FA2_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, scratch);
+  FA2_CUDA_CHECK(cudaGetLastError());
+  return FA2_SUCCESS;
+}
+
+template <class T, int kHeadDim>
+fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
+                        std::string &why) {
+  constexpr BwdPlan plan = sm80_bwd_plan(kHeadDim);
+  static_assert(plan.block_m > 0, "no backward plan for this head dim");
+  return launch_bwd_tiles<T, kHeadDim, plan.block_m, plan.block_n, plan.d_split, plan.stages>(
+      p, scratch, stream, why);
+}
+
+}  // namespace fa2::cuda

@@ -1,0 +1,35 @@
+// Host-side entry points of the sm80 kernels. launch_fwd / launch_bwd are
+// explicitly instantiated once per (element type, head-dim bucket), each in
+// its own generated translation unit (see CMakeLists.txt); dispatch.cpp is
+// the one place that picks an instantiation.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/params.h"
+#include "fa2/fa2.h"
+
+namespace fa2::cuda {
+
+struct BwdScratch;
+
+template <class T, int kHeadDim>
+fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why);
+
+template <class T, int kHeadDim>
+fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
+                        std::string &why);
+
+// D = rowsum(dO * O) before, dQ = scale * accumulator after the main kernel.
+template <class T>
+fa2_status_t launch_bwd_delta(const core::AttnParams &p, float *delta, cudaStream_t stream,
+                              std::string &why);
+template <class T>
+fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const float *dq_accum,
+                                   cudaStream_t stream, std::string &why);
+
+}  // namespace fa2::cuda

@@ -1,0 +1,45 @@
+// Shared-memory tiles of b16 elements, [kRows][kCols] row-major with every
+// row padded by 16 bytes. ldmatrix reads 8 rows x 16 bytes per matrix: the
+// padding makes the row stride an odd number of 16-byte units, so the 8
+// rows fall in 8 different bank groups (no conflicts, for any head dim,
+// where an XOR swizzle would need a power-of-two row).
+#pragma once
+
+#include <cstdint>
+
+#include "sm80/tile_ops.cuh"
+
+namespace fa2::cuda {
+
+template <int kRows_, int kCols_>
+struct SmemTile {
+  static constexpr int kRows = kRows_;
+  static constexpr int kCols = kCols_;
+  static constexpr int kStride = kCols + 8;  // elements
+  static constexpr int kElems = kRows * kStride;
+  static_assert(kCols % 8 == 0, "rows are copied in 16-byte chunks");
+  __device__ static constexpr int offset(int row, int col) { return row * kStride + col; }
+};
+
+// Cooperative asynchronous copy of one tile from rows of a strided tensor.
+// Rows >= rows_valid and columns >= cols_valid are zero-filled, so padded
+// head dims and ragged sequence ends need no copy and no branch later.
+// `gmem` points at row 0 of the tile, which always exists.
+template <class Tile, int kThreads, class T>
+__device__ inline void load_tile_async(T *smem, const T *gmem, int64_t row_stride,
+                                       int rows_valid, int cols_valid, int tid) {
+  constexpr int kChunksPerRow = Tile::kCols / 8;
+  constexpr int kChunks = Tile::kRows * kChunksPerRow;
+#pragma unroll
+  for (int it = 0; it < (kChunks + kThreads - 1) / kThreads; ++it) {
+    const int chunk = it * kThreads + tid;
+    if (kChunks % kThreads != 0 && chunk >= kChunks) break;
+    const int row = chunk / kChunksPerRow;
+    const int col = (chunk % kChunksPerRow) * 8;
+    const bool valid = row < rows_valid && col < cols_valid;
+    const T *src = valid ? gmem + row * row_stride + col : gmem;
+    cp_async_16(smem + Tile::offset(row, col), src, valid);
+  }
+}
+
+}  // namespace fa2::cuda

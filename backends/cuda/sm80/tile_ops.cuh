@@ -1,0 +1,113 @@
+// The sm80 tile vocabulary: asynchronous 16-byte copies, ldmatrix, the
+// m16n8k16 Tensor Core instruction and the register layout of its
+// fragments. Everything that knows about lanes lives here.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace fa2::cuda {
+
+// Register layout of mma.m16n8k16 (PTX ISA, "Matrix Fragments for
+// mma.m16n8k16"). Lane l is in quad group = l / 4 at position
+// in_quad = l % 4. C/D: floats {c0,c1} are row group, columns 2*in_quad
+// and 2*in_quad+1; {c2,c3} the same columns of row group+8. The four lanes
+// of a quad therefore share a row, which is what the softmax row
+// reduction must combine.
+struct Sm80MmaLayout {
+  static constexpr int kLanesPerRow = 4;
+  static constexpr int kRowsPerTile = 16;  // M of one mma
+  static constexpr int kColsPerTile = 8;   // N of one mma
+  static constexpr int kDepth = 16;        // K of one mma
+  __device__ static int group(int lane) { return lane / kLanesPerRow; }
+  __device__ static int in_quad(int lane) { return lane % kLanesPerRow; }
+};
+
+// core::online_softmax's RowReduce: combine the lanes that share a C row.
+struct QuadRowReduce {
+  __device__ float max(float x) const {
+#pragma unroll
+    for (int offset = 1; offset < Sm80MmaLayout::kLanesPerRow; offset *= 2)
+      x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, offset));
+    return x;
+  }
+  __device__ float sum(float x) const {
+#pragma unroll
+    for (int offset = 1; offset < Sm80MmaLayout::kLanesPerRow; offset *= 2)
+      x += __shfl_xor_sync(0xffffffffu, x, offset);
+    return x;
+  }
+};
+
+// Per element type: how two floats become one 32-bit operand register and
+// which mma variant multiplies them.
+template <class T>
+struct Element;
+
+template <>
+struct Element<__half> {
+  __device__ static uint32_t pack(float lo, float hi) {
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&h);
+  }
+  __device__ static void mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+  __device__ static float to_float(__half x) { return __half2float(x); }
+};
+
+template <>
+struct Element<__nv_bfloat16> {
+  __device__ static uint32_t pack(float lo, float hi) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&h);
+  }
+  __device__ static void mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+  __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+};
+
+__device__ inline uint32_t smem_address(const void *p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared, bypassing L1. When `valid` is false nothing is
+// read and the destination is zero-filled: this is how rows past the end of
+// a sequence and head-dim columns past the caller's head_dim become zeros.
+__device__ inline void cp_async_16(void *smem, const void *gmem, bool valid) {
+  const int src_bytes = valid ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(smem)),
+               "l"(gmem), "r"(src_bytes));
+}
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ inline void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// Four 8x8 b16 matrices; lanes 8i..8i+7 give the row addresses of matrix i,
+// and register i receives matrix i (row lane/4, columns 2*(lane%4)+{0,1}).
+__device__ inline void ldmatrix_x4(uint32_t (&r)[4], const void *smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(smem)));
+}
+// Transposed: register i receives column lane/4, rows 2*(lane%4)+{0,1}.
+__device__ inline void ldmatrix_x4_trans(uint32_t (&r)[4], const void *smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(smem)));
+}
+
+}  // namespace fa2::cuda

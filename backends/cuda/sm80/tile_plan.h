@@ -1,0 +1,50 @@
+// Block sizes of the sm80 kernels: one constexpr table per direction,
+// indexed by the kernel's head-dim bucket. Shared memory stays under the
+// A100's 163 KB opt-in limit so the same plans run on sm80 and sm90.
+#pragma once
+
+#include "core/tile_plan.h"
+
+namespace fa2::cuda {
+
+inline constexpr int kHeadDimBuckets[] = {32, 64, 96, 128, 192, 256};
+
+// Forward: core::TilePlan; `workers` are warps, each owning
+// block_m / workers query rows (split-Q: no warp exchanges partial output).
+constexpr core::TilePlan sm80_fwd_plan(int head_dim) {
+  switch (head_dim) {
+    case 32: return {128, 64, 32, 4, 2};
+    case 64: return {128, 64, 64, 4, 2};
+    case 96: return {128, 64, 96, 8, 2};
+    case 128: return {128, 64, 128, 8, 2};
+    case 192: return {128, 64, 192, 8, 2};
+    case 256: return {128, 32, 256, 8, 2};
+    default: return {0, 0, 0, 0, 0};
+  }
+}
+
+// Backward: block_n keys per CTA, one 16-key slab per warp, times d_split
+// warps that share a slab and split dK/dV's head-dim columns between them
+// (needed above 128, where a whole row of dK and dV does not fit in one
+// warp's registers). `stages` double-buffers the Q / dO tiles.
+struct BwdPlan {
+  int block_m;
+  int block_n;
+  int d_split;
+  int stages;
+  constexpr int warps() const { return block_n / 16 * d_split; }
+};
+
+constexpr BwdPlan sm80_bwd_plan(int head_dim) {
+  switch (head_dim) {
+    case 32: return {64, 128, 1, 2};
+    case 64: return {64, 128, 1, 2};
+    case 96: return {64, 128, 1, 2};
+    case 128: return {32, 128, 1, 2};
+    case 192: return {32, 64, 2, 1};
+    case 256: return {32, 64, 2, 1};
+    default: return {0, 0, 0, 0};
+  }
+}
+
+}  // namespace fa2::cuda

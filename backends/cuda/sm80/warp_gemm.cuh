@@ -1,0 +1,121 @@
+// Warp-level GEMMs on mma.m16n8k16. A warp owns kSlabs slabs of 16 rows;
+// each slab's accumulator is float[2][kN/4]: [0] is the thread's share of
+// row `group`, [1] of row `group + 8` (Sm80MmaLayout), holding columns
+// 8*t + 2*in_quad + {0,1} at [2t], [2t+1]. That per-row shape is what
+// core::online_softmax_step takes, so the softmax needs no reshuffle.
+//
+// Operand sources, named by how the tile sits in shared memory:
+//   gemm_nt:  A [m][k] and B [n][k]     (Q K^T, K Q^T, V dO^T)
+//   gemm_rn:  A in registers (a previous accumulator, re-packed to b16),
+//             B [k][n] read transposed  (P V, P^T dO, dS^T Q)
+//   gemm_tt:  A [k][m] and B [k][n], both read transposed (dS K)
+#pragma once
+
+#include "sm80/smem_tile.cuh"
+#include "sm80/tile_ops.cuh"
+
+namespace fa2::cuda {
+
+template <int kN>
+using SlabAcc = float[2][kN / 4];
+
+template <class T, int kN>
+__device__ inline void mma_into(float (&acc)[2][kN / 4], int n_tile, const uint32_t (&a)[4],
+                                uint32_t b0, uint32_t b1) {
+  float c[4] = {acc[0][2 * n_tile], acc[0][2 * n_tile + 1], acc[1][2 * n_tile],
+                acc[1][2 * n_tile + 1]};
+  Element<T>::mma(c, a, b0, b1);
+  acc[0][2 * n_tile] = c[0], acc[0][2 * n_tile + 1] = c[1];
+  acc[1][2 * n_tile] = c[2], acc[1][2 * n_tile + 1] = c[3];
+}
+
+template <int kSlabs, int kN>
+__device__ inline void zero(float (&acc)[kSlabs][2][kN / 4]) {
+#pragma unroll
+  for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int c = 0; c < kN / 4; ++c) acc[s][h][c] = 0.f;
+}
+
+// acc[s] += A[a_row0 + 16 s .., 0..kK) * B[b_row0 .. + kN, 0..kK)^T
+template <class T, class ATile, class BTile, int kSlabs, int kN, int kK>
+__device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], const T *sA, int a_row0,
+                               const T *sB, int b_row0, int lane) {
+#pragma unroll 1
+  for (int kk = 0; kk < kK / 16; ++kk) {
+    uint32_t a[kSlabs][4];
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s)
+      ldmatrix_x4(a[s], sA + ATile::offset(a_row0 + 16 * s + lane % 16, 16 * kk + (lane / 16) * 8));
+#pragma unroll
+    for (int np = 0; np < kN / 16; ++np) {
+      uint32_t b[4];
+      ldmatrix_x4(b, sB + BTile::offset(b_row0 + 16 * np + lane % 8 + (lane / 16) * 8,
+                                        16 * kk + ((lane / 8) % 2) * 8));
+#pragma unroll
+      for (int s = 0; s < kSlabs; ++s) {
+        mma_into<T, kN>(acc[s], 2 * np, a[s], b[0], b[1]);
+        mma_into<T, kN>(acc[s], 2 * np + 1, a[s], b[2], b[3]);
+      }
+    }
+  }
+}
+
+// The A fragment for k-columns [16 kk, 16 kk + 16) of an accumulator: the
+// C layout of two neighbouring n-tiles is exactly the A layout of m16k16,
+// so probabilities never leave registers between the two GEMMs.
+template <class T, int kK>
+__device__ inline void a_from_acc(uint32_t (&a)[4], const float (&acc)[2][kK / 4], int kk) {
+  a[0] = Element<T>::pack(acc[0][4 * kk], acc[0][4 * kk + 1]);
+  a[1] = Element<T>::pack(acc[1][4 * kk], acc[1][4 * kk + 1]);
+  a[2] = Element<T>::pack(acc[0][4 * kk + 2], acc[0][4 * kk + 3]);
+  a[3] = Element<T>::pack(acc[1][4 * kk + 2], acc[1][4 * kk + 3]);
+}
+
+// acc[s] += A_s (registers, kK columns) * B[0..kK, b_col0 .. + kN)
+template <class T, class BTile, int kSlabs, int kN, int kK>
+__device__ inline void gemm_rn(float (&acc)[kSlabs][2][kN / 4],
+                               const float (&a_acc)[kSlabs][2][kK / 4], const T *sB, int b_col0,
+                               int lane) {
+#pragma unroll
+  for (int kk = 0; kk < kK / 16; ++kk) {
+    uint32_t a[kSlabs][4];
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s) a_from_acc<T, kK>(a[s], a_acc[s], kk);
+#pragma unroll
+    for (int np = 0; np < kN / 16; ++np) {
+      uint32_t b[4];
+      ldmatrix_x4_trans(b, sB + BTile::offset(16 * kk + lane % 8 + ((lane / 8) % 2) * 8,
+                                              b_col0 + 16 * np + (lane / 16) * 8));
+#pragma unroll
+      for (int s = 0; s < kSlabs; ++s) {
+        mma_into<T, kN>(acc[s], 2 * np, a[s], b[0], b[1]);
+        mma_into<T, kN>(acc[s], 2 * np + 1, a[s], b[2], b[3]);
+      }
+    }
+  }
+}
+
+// acc += A[0..kK, a_col0 .. +16)^T * B[0..kK, b_col0 .. + kN)   (one slab)
+template <class T, class ATile, class BTile, int kN, int kK>
+__device__ inline void gemm_tt(float (&acc)[2][kN / 4], const T *sA, int a_col0, const T *sB,
+                               int b_col0, int lane) {
+#pragma unroll 1
+  for (int kk = 0; kk < kK / 16; ++kk) {
+    uint32_t a[4];
+    ldmatrix_x4_trans(a, sA + ATile::offset(16 * kk + lane % 8 + (lane / 16) * 8,
+                                            a_col0 + ((lane / 8) % 2) * 8));
+#pragma unroll
+    for (int np = 0; np < kN / 16; ++np) {
+      uint32_t b[4];
+      ldmatrix_x4_trans(b, sB + BTile::offset(16 * kk + lane % 8 + ((lane / 8) % 2) * 8,
+                                              b_col0 + 16 * np + (lane / 16) * 8));
+      mma_into<T, kN>(acc, 2 * np, a, b[0], b[1]);
+      mma_into<T, kN>(acc, 2 * np + 1, a, b[2], b[3]);
+    }
+  }
+}
+
+}  // namespace fa2::cuda

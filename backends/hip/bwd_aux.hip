@@ -1,0 +1,41 @@
+// Launchers of the backward's preprocessing and dQ conversion passes.
+#include <hip/hip_runtime.h>
+
+#include "bwd_aux_kernels.h"
+#include "launch.h"
+
+namespace fa2::hip {
+namespace {
+
+constexpr int kRowWaves = 4;  // plain loops, no MFMA: any size does
+constexpr int kRowThreads = kRowWaves * Mfma32x32x8::kWaveSize;
+
+dim3 row_grid(const core::AttnParams &p) {
+  const int64_t rows = int64_t(p.batch) * p.seqlen_q * p.heads_q;
+  return dim3(uint32_t((rows + kRowThreads - 1) / kRowThreads));
+}
+
+}  // namespace
+
+hipError_t launch_bwd_preprocess(const core::AttnParams &p, float *delta, hipStream_t stream) {
+  if (p.dtype == core::Dtype::bf16)
+    hipLaunchKernelGGL(bwd_preprocess_kernel<BF16>, row_grid(p), dim3(kRowThreads), 0, stream, p,
+                       delta);
+  else
+    hipLaunchKernelGGL(bwd_preprocess_kernel<F16>, row_grid(p), dim3(kRowThreads), 0, stream, p,
+                       delta);
+  return hipGetLastError();
+}
+
+hipError_t launch_dq_convert(const core::AttnParams &p, const float *dq_accum,
+                             hipStream_t stream) {
+  if (p.dtype == core::Dtype::bf16)
+    hipLaunchKernelGGL(dq_convert_kernel<BF16>, row_grid(p), dim3(kRowThreads), 0, stream, p,
+                       dq_accum);
+  else
+    hipLaunchKernelGGL(dq_convert_kernel<F16>, row_grid(p), dim3(kRowThreads), 0, stream, p,
+                       dq_accum);
+  return hipGetLastError();
+}
+
+}  // namespace fa2::hip

@@ -1,0 +1,102 @@
+"""The CPU-side logic of bench/sdpa_side_by_side.py and bench/plot_results.py
+(argument parsing, grid, rates, table, JSON, charts) on made-up numbers;
+the GPU measurement itself runs on the GPU machine."""
+import json
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+import plot_results  # noqa: E402
+import sdpa_side_by_side as side  # noqa: E402
+
+
+def test_defaults_are_the_paper_grid():
+    args = side.parse_args([])
+    shapes = list(side.shapes(args))
+    assert len(shapes) == 2 * 3 * 2 * 6
+    assert shapes[0] == ("bf16", 64, False, 512, 32, 32)
+    assert ("fp16", 256, True, 16384, 1, 8) in shapes
+    assert args.impls == ["fa2", "flash", "cudnn", "efficient"]
+
+
+def test_restricted_grid():
+    args = side.parse_args(["--dtypes", "fp16", "--head-dims", "128", "--causal", "1",
+                            "--seqlens", "2048,4096", "--modes", "fwd", "--impls", "fa2,cudnn"])
+    assert list(side.shapes(args)) == [("fp16", 128, True, 2048, 8, 16), ("fp16", 128, True, 4096, 4, 16)]
+    assert args.modes == ["fwd"] and args.impls == ["fa2", "cudnn"]
+
+
+@pytest.mark.parametrize("bad", [["--seqlens", "3000"], ["--head-dims", "96"], ["--dtypes", "fp8"],
+                                 ["--causal", "2"], ["--impls", "xformers"], ["--modes", ""]])
+def test_bad_arguments_exit(bad, capsys):
+    with pytest.raises(SystemExit):
+        side.parse_args(bad)
+
+
+def fake_rows():
+    rows = []
+    for causal in (False, True):
+        for s in (512, 2048):
+            b, h = 16384 // s, 16
+            fl = side.fwd_flops(b, h, s, 128, causal)
+            rows.append(side.make_row("bf16", 128, causal, s, b, h, "fa2", fl / 300e9, fl * 2.5 / 250e9))
+            rows.append(side.make_row("bf16", 128, causal, s, b, h, "cudnn", fl / 600e9, fl * 2.5 / 500e9))
+            rows.append(side.make_row("bf16", 128, causal, s, b, h, "efficient", error="No available kernel"))
+    return rows
+
+
+def test_rates_and_table():
+    rows = fake_rows()
+    assert rows[0]["fwd_tflops"] == pytest.approx(300)
+    assert rows[0]["bwd_tflops"] == pytest.approx(250)
+    assert rows[0]["fwdbwd_tflops"] == pytest.approx(3.5 / (1 / 300 + 1 / 100))
+    table = side.format_table(rows)
+    assert "0.50x" in table  # fa2 / cudnn forward
+    assert "No available kernel" in table and "n/a" in table
+    assert len(table.splitlines()) == 1 + len(rows) + 4  # header, rows, one error line per failed peer
+
+
+def test_json_then_plots_and_markdown(tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed")
+    path = tmp_path / "sdpa_side_by_side.json"
+    side.write_json(str(path), {"device": "fake"}, fake_rows())
+    bench_json = tmp_path / "fa2_bench.json"  # fa2_bench's format: dtype names differ
+    bench_json.write_text(json.dumps({"rows": [{"backend": "fa2", "dtype": "f16", "d": 64, "causal": False,
+                                                "s": 512, "fwd_tflops": 1.5, "bwd_tflops": None}]}))
+    rows = plot_results.load_rows([str(path), str(bench_json)])
+    assert {r["dtype"] for r in rows} == {"bf16", "fp16"}
+    written = plot_results.plot_all(rows, str(tmp_path / "png"))
+    assert sorted(os.path.basename(p) for p in written) == [
+        "bf16_bwd.png", "bf16_fwd.png", "bf16_fwdbwd.png", "fp16_fwd.png"]
+    for p in written:
+        with open(p, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    table = plot_results.markdown(rows)
+    assert "| 128 | yes | 2048 | 300 / 250 / 263 | 600 / 500 / 525 | n/a / n/a / n/a | 0.50x | n/a |" in table
+    assert "| 64 | no | 512 | 2 / n/a / n/a |" in table
+
+
+def test_plot_command_line(tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed")
+    path = tmp_path / "r.json"
+    side.write_json(str(path), {}, fake_rows())
+    plot_results.main([str(path), "--out", str(tmp_path), "--modes", "fwd", "--markdown",
+                       str(tmp_path / "t.md")])
+    text = (tmp_path / "t.md").read_text()
+    assert (tmp_path / "bf16_fwd.png").exists() and "![bf16_fwd](bf16_fwd.png)" in text
+    assert text.startswith("Measured: r.json: no metadata") and "### bf16" in text
+    with pytest.raises(SystemExit):
+        plot_results.main([str(path), "--modes", "sideways"])
+
+
+def test_decode_grid_and_table():
+    assert side.parse_args(["--decode"]).decode
+    shapes = side.decode_shapes()
+    assert (1, 131072) in shapes and (32, 65536) in shapes and (32, 131072) not in shapes
+    rows = [{"b": 8, "kv": 65536, "backend": "fa2", "us": 500.0, "tbs": 4.3},
+            {"b": 8, "kv": 65536, "backend": "cudnn", "us": 250.0, "tbs": 8.6},
+            {"b": 8, "kv": 65536, "backend": "efficient", "error": "No available kernel"}]
+    table = side.format_decode_table(rows)
+    assert "2.00x" in table and "n/a: No available kernel" in table

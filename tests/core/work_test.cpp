@@ -1,0 +1,115 @@
+// work.h: the work decompositions are bijections onto their index ranges,
+// and the addressing helpers agree with the layouts fa2.h documents.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "core/work.h"
+
+namespace fa2::core {
+namespace {
+
+AttnParams shape(int batch, int seqlen_q, int seqlen_k, int heads_q, int heads_kv) {
+  AttnParams p;
+  p.batch = batch, p.seqlen_q = seqlen_q, p.seqlen_k = seqlen_k;
+  p.heads_q = heads_q, p.heads_kv = heads_kv, p.group_size = heads_q / heads_kv;
+  return p;
+}
+
+std::vector<AttnParams> shapes() {
+  std::vector<AttnParams> all;
+  for (int batch : {0, 1, 3})
+    for (int seqlen : {0, 1, 7, 64, 113, 129})
+      for (auto [hq, hkv] : {std::pair{1, 1}, std::pair{4, 4}, std::pair{6, 2}, std::pair{5, 1}})
+        all.push_back(shape(batch, seqlen, seqlen + 3, hq, hkv));
+  return all;
+}
+
+TEST(Work, FwdItemIsABijection) {
+  for (const AttnParams &p : shapes())
+    for (int block_m : {1, 16, 64, 128}) {
+      const int m_blocks = ceil_div(p.seqlen_q, block_m);
+      ASSERT_EQ(fwd_items(p, block_m), int64_t(p.batch) * p.heads_q * m_blocks);
+      std::set<std::tuple<int, int, int>> seen;
+      int last_m_block = m_blocks;
+      for (int64_t i = 0; i < fwd_items(p, block_m); ++i) {
+        const FwdItem it = fwd_item(p, block_m, i);
+        ASSERT_GE(it.batch, 0);
+        ASSERT_LT(it.batch, p.batch);
+        ASSERT_GE(it.head_q, 0);
+        ASSERT_LT(it.head_q, p.heads_q);
+        ASSERT_GE(it.m_block, 0);
+        ASSERT_LT(it.m_block, m_blocks);
+        ASSERT_LE(it.m_block, last_m_block);  // longest (last) query blocks first
+        last_m_block = it.m_block;
+        ASSERT_TRUE(seen.insert({it.batch, it.head_q, it.m_block}).second) << "item " << i;
+      }
+    }
+}
+
+TEST(Work, BwdItemIsABijection) {
+  for (const AttnParams &p : shapes())
+    for (int block_n : {1, 16, 64, 128}) {
+      const int n_blocks = ceil_div(p.seqlen_k, block_n);
+      ASSERT_EQ(bwd_items(p, block_n), int64_t(p.batch) * p.heads_kv * n_blocks);
+      std::set<std::tuple<int, int, int>> seen;
+      for (int64_t i = 0; i < bwd_items(p, block_n); ++i) {
+        const BwdItem it = bwd_item(p, block_n, i);
+        ASSERT_GE(it.batch, 0);
+        ASSERT_LT(it.batch, p.batch);
+        ASSERT_GE(it.head_kv, 0);
+        ASSERT_LT(it.head_kv, p.heads_kv);
+        ASSERT_GE(it.n_block, 0);
+        ASSERT_LT(it.n_block, n_blocks);
+        ASSERT_TRUE(seen.insert({it.batch, it.head_kv, it.n_block}).second) << "item " << i;
+      }
+    }
+}
+
+TEST(Work, GroupsAndRowStatistics) {
+  const AttnParams p = shape(3, 10, 12, 6, 2);
+  for (int h = 0; h < 6; ++h) EXPECT_EQ(kv_head_of(p, h), h / 3);
+  std::set<int64_t> seen;
+  for (int b = 0; b < 3; ++b)
+    for (int h = 0; h < 6; ++h)
+      for (int r = 0; r < 10; ++r) {
+        const int64_t idx = row_stat_index(p, b, h, r);
+        EXPECT_EQ(idx, (int64_t(b) * 6 + h) * 10 + r);  // [batch, heads_q, seqlen_q]
+        EXPECT_TRUE(seen.insert(idx).second);
+      }
+}
+
+TEST(Work, SeqInfoAndRowOffsets) {
+  AttnParams p = shape(3, 9, 8, 2, 1);
+  const SeqInfo dense = seq_info(p, 2);
+  EXPECT_EQ(dense.q_row0, 0);
+  EXPECT_EQ(dense.seqlen_q, 9);
+  EXPECT_EQ(dense.seqlen_k, 8);
+  TensorRef t;
+  t.stride_batch = 1000, t.stride_seq = 40, t.stride_head = 8;
+  EXPECT_EQ(row_offset(t, 2, 0, 5, 1), 2 * 1000 + 5 * 40 + 8);
+
+  const int32_t cu_q[] = {0, 4, 4, 9};  // a zero-length query sequence in the middle
+  const int32_t cu_k[] = {0, 0, 6, 8};  // a zero-length key sequence first
+  p.cu_seqlens_q = cu_q, p.cu_seqlens_k = cu_k;
+  const SeqInfo s0 = seq_info(p, 0), s1 = seq_info(p, 1), s2 = seq_info(p, 2);
+  EXPECT_EQ(s0.seqlen_q, 4);
+  EXPECT_EQ(s0.seqlen_k, 0);
+  EXPECT_EQ(s1.seqlen_q, 0);
+  EXPECT_EQ(s1.seqlen_k, 6);
+  EXPECT_EQ(s2.q_row0, 4);
+  EXPECT_EQ(s2.k_row0, 6);
+  EXPECT_EQ(s2.seqlen_q, 5);
+  EXPECT_EQ(s2.seqlen_k, 2);
+  t.stride_batch = 0;  // varlen: rows come from cu_seqlens
+  EXPECT_EQ(row_offset(t, 2, s2.q_row0, 1, 1), (4 + 1) * 40 + 8);
+  const Mask m = mask_of(p, s2);
+  EXPECT_EQ(m.seqlen_q, 5);
+  EXPECT_EQ(m.seqlen_k, 2);
+}
+
+}  // namespace
+}  // namespace fa2::core
