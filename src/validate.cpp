@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "core/online_softmax.h"
@@ -15,6 +16,15 @@ using core::kUnlimited;
 
 const char *kDtypeNames[FA2_NUM_DTYPES] = {"f16", "bf16", "f32"};
 const int kDtypeBytes[FA2_NUM_DTYPES] = {2, 2, 4};
+
+// A caller's enum may hold any int (C allows it; loading such a value as a
+// C++ enum is undefined), so dtypes are read as plain ints.
+int raw_dtype(const fa2_dtype_t &field) {
+  int value;
+  static_assert(sizeof value == sizeof field, "C enums are int-sized");
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
 
 bool mul_ok(int64_t a, int64_t b, int64_t &r) { return !__builtin_mul_overflow(a, b, &r); }
 bool add_ok(int64_t a, int64_t b, int64_t &r) { return !__builtin_add_overflow(a, b, &r); }
@@ -29,9 +39,10 @@ fa2_status_t check_tensor(const char *name, const fa2_tensor_t *t, const Dims &d
                           bool output, fa2_dtype_t dtype, const Capabilities &caps,
                           core::TensorRef &ref, std::string &why) {
   if (t == nullptr) return why = std::string(name) + " is NULL", FA2_ERROR_NULL_POINTER;
-  if (t->dtype != dtype)
+  const int tensor_dtype = raw_dtype(t->dtype);
+  if (tensor_dtype != dtype)
     return why = std::string(name) + " has dtype " +
-                 (unsigned(t->dtype) < FA2_NUM_DTYPES ? kDtypeNames[t->dtype] : "?") +
+                 (unsigned(tensor_dtype) < FA2_NUM_DTYPES ? kDtypeNames[tensor_dtype] : "?") +
                  " but q has " + kDtypeNames[dtype],
            FA2_ERROR_UNSUPPORTED_DTYPE;
   const int64_t sb = varlen ? 0 : t->stride_batch;
@@ -168,12 +179,14 @@ fa2_status_t validate(const CallArgs &args, const Capabilities &caps, core::Attn
   }
 
   // Dtype: the tensors' when given, else the size query's.
-  const fa2_dtype_t dtype = args.has_tensors ? (args.q ? args.q->dtype : FA2_DTYPE_F16) : args.dtype;
-  if (unsigned(dtype) >= FA2_NUM_DTYPES || !caps.dtypes[dtype])
+  const int raw = args.has_tensors ? (args.q ? raw_dtype(args.q->dtype) : FA2_DTYPE_F16)
+                                    : raw_dtype(args.dtype);
+  if (unsigned(raw) >= FA2_NUM_DTYPES || !caps.dtypes[raw])
     return why = std::string("dtype ") +
-                 (unsigned(dtype) < FA2_NUM_DTYPES ? kDtypeNames[dtype] : "(unknown value)") +
+                 (unsigned(raw) < FA2_NUM_DTYPES ? kDtypeNames[raw] : "(unknown value)") +
                  " is not supported by this backend",
            FA2_ERROR_UNSUPPORTED_DTYPE;
+  const auto dtype = fa2_dtype_t(raw);
 
   p = core::AttnParams{};
   p.dtype = core::Dtype(dtype);

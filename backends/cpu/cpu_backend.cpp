@@ -27,8 +27,13 @@ IsaLevel detect_isa() {
   IsaLevel best = IsaLevel::generic;
 #if defined(FA2_CPU_X86_KERNELS)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("f16c"))
+  // F16C comes with every AVX2 processor; clang's builtin cannot name it.
+#if defined(__clang__)
+  const bool f16c = true;
+#else
+  const bool f16c = __builtin_cpu_supports("f16c");
+#endif
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c)
     best = IsaLevel::avx2;
   if (best == IsaLevel::avx2 && __builtin_cpu_supports("avx512f") &&
       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "core/portability.h"
 #include "isa.h"
 
 namespace fa2::cpu {
@@ -28,26 +29,26 @@ inline void gemm_micro_tile(const MatA &a, const float *b, int ldb, float *c, in
   using vec = typename S::vec;
   constexpr int R = Isa::kRows, L = Isa::kLanes;
   vec acc[R][kVecs];
-#pragma GCC unroll 16
+FA2_UNROLL
   for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
+FA2_UNROLL
     for (int v = 0; v < kVecs; ++v)
       acc[r][v] = accumulate ? S::load(c + r * ldc + v * L) : vec{};
   for (int k = 0; k < k_size; ++k) {
     vec b_row[kVecs];
-#pragma GCC unroll 4
+FA2_UNROLL
     for (int v = 0; v < kVecs; ++v) b_row[v] = S::load(b + int64_t(k) * ldb + v * L);
     const float *a_col = a.data + k * a.col_stride;
-#pragma GCC unroll 16
+FA2_UNROLL
     for (int r = 0; r < R; ++r) {
       const float a_elem = a_col[r * a.row_stride];
-#pragma GCC unroll 4
+FA2_UNROLL
       for (int v = 0; v < kVecs; ++v) acc[r][v] += a_elem * b_row[v];
     }
   }
-#pragma GCC unroll 16
+FA2_UNROLL
   for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
+FA2_UNROLL
     for (int v = 0; v < kVecs; ++v) S::store(c + r * ldc + v * L, acc[r][v]);
 }
 

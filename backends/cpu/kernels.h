@@ -16,9 +16,9 @@ namespace fa2::cpu {
 // 128 query rows x 64 keys: the K/V tiles (converted and K transposed per
 // key block) are reused by 128 rows, and at head dim 256 the fp32 Q, O, K, V
 // tiles (128 + 128 + 64 + 64 rows x 1 KiB) still fit a core's L2. Measured
-// on AVX-512: 64 x 64 was ~25% slower, 128 x 128 slower still. Head dims are
+// on AVX-512 (per CPU-second): 64 x 64 is ~15% slower. Head dims are
 // padded (with zeros) to the widest vector so every row is whole vectors.
-inline constexpr int kBlockM = 256;
+inline constexpr int kBlockM = 128;
 inline constexpr int kBlockN = 64;
 inline constexpr int kDimAlign = 16;
 

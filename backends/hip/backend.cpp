@@ -2,6 +2,8 @@
 // make (pointer residency, device generation), the workspace layout, and
 // the one dispatch over dtype x head dim bucket. Plain C++ against the
 // HIP runtime API; the kernels live in the instance.hip translation units.
+#include "backend.h"
+
 #include <hip/hip_runtime_api.h>
 
 #include <cstdint>
@@ -10,7 +12,6 @@
 #include <string>
 #include <utility>
 
-#include "backend.h"
 #include "core/tile_plan.h"
 #include "core/work.h"
 #include "hip_status.h"
@@ -20,14 +21,19 @@ namespace fa2::hip {
 
 fa2_status_t status_of(hipError_t error) {
   switch (error) {
-    case hipSuccess: return FA2_SUCCESS;
+    case hipSuccess:
+      return FA2_SUCCESS;
     case hipErrorNoDevice:
     case hipErrorInvalidDevice:
-    case hipErrorInsufficientDriver: return FA2_ERROR_NO_DEVICE;
+    case hipErrorInsufficientDriver:
+      return FA2_ERROR_NO_DEVICE;
     case hipErrorNoBinaryForGpu:
-    case hipErrorInvalidDeviceFunction: return FA2_ERROR_UNSUPPORTED_DEVICE;
-    case hipErrorOutOfMemory: return FA2_ERROR_OUT_OF_MEMORY;
-    default: return FA2_ERROR_DEVICE_RUNTIME;
+    case hipErrorInvalidDeviceFunction:
+      return FA2_ERROR_UNSUPPORTED_DEVICE;
+    case hipErrorOutOfMemory:
+      return FA2_ERROR_OUT_OF_MEMORY;
+    default:
+      return FA2_ERROR_DEVICE_RUNTIME;
   }
 }
 
@@ -45,36 +51,36 @@ bool arch_is_built(const std::string &device_arch) {
   return false;
 }
 
-// Makes `device` current for the scope of one call and restores the
-// caller's device after it.
-class DeviceScope {
- public:
-  fa2_status_t enter(int device, std::string &why) {
-    FA2_HIP_CHECK(hipGetDevice(&previous_));
-    FA2_HIP_CHECK(hipSetDevice(device));
-    entered_ = true;
-    return FA2_SUCCESS;
+// Runs body() with `device` current and gives the caller its device back;
+// a failure to restore it is reported unless body() already failed.
+template <class Body>
+fa2_status_t on_device(int device, std::string &why, Body &&body) {
+  int previous = 0;
+  FA2_HIP_CHECK(hipGetDevice(&previous));
+  if (previous != device) FA2_HIP_CHECK(hipSetDevice(device));
+  const fa2_status_t status = body();
+  if (previous != device) {
+    const hipError_t restored = hipSetDevice(previous);
+    if (restored != hipSuccess && status == FA2_SUCCESS)
+      return fail_with(restored, "hipSetDevice(previous device)", why);
   }
-  ~DeviceScope() {
-    if (entered_) (void)hipSetDevice(previous_);  // best effort: nothing to report to
-  }
-
- private:
-  int previous_ = 0;
-  bool entered_ = false;
-};
+  return status;
+}
 
 // Calls fn(std::integral_constant<Dtype>, std::integral_constant<head dim>)
-// for the kernel that serves p: the one place that maps runtime values to
-// instantiations.
+// for the kernel that serves p: the one place that maps runtime dtype and
+// head dim to kernel instantiations.
 template <class Fn>
 fa2_status_t dispatch(const core::AttnParams &p, std::string &why, Fn &&fn) {
   const int bucket = core::head_dim_bucket(p.head_dim, kHeadDimBuckets);
   auto with_dim = [&](auto dtype) -> fa2_status_t {
     switch (bucket) {
-      case 64: return fn(dtype, std::integral_constant<int, 64>{});
-      case 128: return fn(dtype, std::integral_constant<int, 128>{});
-      case 256: return fn(dtype, std::integral_constant<int, 256>{});
+      case 64:
+        return fn(dtype, std::integral_constant<int, 64>{});
+      case 128:
+        return fn(dtype, std::integral_constant<int, 128>{});
+      case 256:
+        return fn(dtype, std::integral_constant<int, 256>{});
       default:
         why = "head_dim " + std::to_string(p.head_dim) + " has no HIP kernel (at most 256)";
         return FA2_ERROR_UNSUPPORTED_HEAD_DIM;
@@ -85,13 +91,19 @@ fa2_status_t dispatch(const core::AttnParams &p, std::string &why, Fn &&fn) {
       return with_dim(std::integral_constant<core::Dtype, core::Dtype::f16>{});
     case core::Dtype::bf16:
       return with_dim(std::integral_constant<core::Dtype, core::Dtype::bf16>{});
-    default: why = "the HIP backend takes f16 and bf16"; return FA2_ERROR_UNSUPPORTED_DTYPE;
+    default:
+      why = "the HIP backend takes f16 and bf16";
+      return FA2_ERROR_UNSUPPORTED_DTYPE;
   }
 }
 
-fa2_status_t workgroups_of(int64_t items, uint32_t &workgroups, std::string &why) {
-  if (items > int64_t(UINT32_MAX)) {
-    why = std::to_string(items) + " workgroups exceed the grid limit";
+// A dispatch holds at most 2^32 - 1 work-items (workgroups x threads).
+fa2_status_t workgroups_of(int64_t items, const core::TilePlan &plan, uint32_t &workgroups,
+                           std::string &why) {
+  const int64_t threads = int64_t(plan.workers) * Mfma32x32x8::kWaveSize;
+  if (items > int64_t(UINT32_MAX) / threads) {
+    why = std::to_string(items) + " workgroups of " + std::to_string(threads) +
+          " threads exceed the dispatch limit of 2^32 work-items";
     return FA2_ERROR_SIZE_OVERFLOW;
   }
   workgroups = uint32_t(items);
@@ -114,11 +126,17 @@ class HipBackend final : public Backend {
   }
 
   fa2_status_t check(const core::AttnParams &p, std::string &why) const override {
-    const std::pair<const char *, const void *> operands[] = {
-        {"q", p.q.data},   {"k", p.k.data},     {"v", p.v.data},
-        {"out", p.out.data}, {"lse", p.lse},     {"dout", p.dout.data},
-        {"dq", p.dq.data}, {"dk", p.dk.data},   {"dv", p.dv.data},
-        {"cu_seqlens_q", p.cu_seqlens_q}, {"cu_seqlens_k", p.cu_seqlens_k}};
+    const std::pair<const char *, const void *> operands[] = {{"q", p.q.data},
+                                                              {"k", p.k.data},
+                                                              {"v", p.v.data},
+                                                              {"out", p.out.data},
+                                                              {"lse", p.lse},
+                                                              {"dout", p.dout.data},
+                                                              {"dq", p.dq.data},
+                                                              {"dk", p.dk.data},
+                                                              {"dv", p.dv.data},
+                                                              {"cu_seqlens_q", p.cu_seqlens_q},
+                                                              {"cu_seqlens_k", p.cu_seqlens_k}};
     for (const auto &[name, pointer] : operands) {
       if (pointer == nullptr) continue;  // size queries and forward-only calls
       const fa2_status_t status = check_resident(name, pointer, why);
@@ -132,51 +150,60 @@ class HipBackend final : public Backend {
     return hip::bwd_workspace(p).bytes;
   }
 
-  fa2_status_t fwd(const core::AttnParams &p, void *stream_ptr, std::string &why) override {
-    const auto stream = static_cast<hipStream_t>(stream_ptr);
-    DeviceScope scope;
-    fa2_status_t status = scope.enter(device_, why);
-    if (status != FA2_SUCCESS) return status;
-    return dispatch(p, why, [&](auto dtype, auto head_dim) -> fa2_status_t {
-      uint32_t workgroups = 0;
-      const int64_t items = core::fwd_items(p, fwd_plan(decltype(head_dim)::value).block_m);
-      const fa2_status_t fits = workgroups_of(items, workgroups, why);
-      if (fits != FA2_SUCCESS || workgroups == 0) return fits;
-      FA2_HIP_CHECK((launch_fwd<decltype(dtype)::value, decltype(head_dim)::value>(p, workgroups, stream)));
-      return FA2_SUCCESS;
+  fa2_status_t fwd(const core::AttnParams &p, void *stream, std::string &why) override {
+    return on_device(device_, why, [&] {
+      return dispatch(p, why, [&](auto dtype, auto head_dim) {
+        return run_fwd<decltype(dtype)::value, decltype(head_dim)::value>(
+            p, static_cast<hipStream_t>(stream), why);
+      });
     });
   }
 
-  fa2_status_t bwd(const core::AttnParams &p, void *stream_ptr, std::string &why) override {
-    const auto stream = static_cast<hipStream_t>(stream_ptr);
-    DeviceScope scope;
-    fa2_status_t status = scope.enter(device_, why);
-    if (status != FA2_SUCCESS) return status;
-    const BwdWorkspace layout = hip::bwd_workspace(p);
+  fa2_status_t bwd(const core::AttnParams &p, void *stream, std::string &why) override {
     if (reinterpret_cast<uintptr_t>(p.workspace) % alignof(float) != 0) {
       why = "workspace must be aligned to 4 bytes (fp32 atomics)";
       return FA2_ERROR_MISALIGNED;
     }
-    auto *dq_accum = static_cast<float *>(p.workspace);
-    auto *delta = reinterpret_cast<float *>(static_cast<char *>(p.workspace) + layout.delta_offset);
-    return dispatch(p, why, [&](auto dtype, auto head_dim) -> fa2_status_t {
-      uint32_t workgroups = 0;
-      const int64_t items = core::bwd_items(p, bwd_plan<decltype(head_dim)::value>().block_n);
-      const fa2_status_t fits = workgroups_of(items, workgroups, why);
-      if (fits != FA2_SUCCESS) return fits;
-      const bool has_rows = layout.dq_accum_bytes > 0;
-      if (has_rows) {
-        FA2_HIP_CHECK(hipMemsetAsync(dq_accum, 0, layout.dq_accum_bytes, stream));
-        FA2_HIP_CHECK(launch_bwd_preprocess(p, delta, stream));
-      }
-      if (workgroups > 0)
-        FA2_HIP_CHECK((launch_bwd<decltype(dtype)::value, decltype(head_dim)::value>(p, workgroups, dq_accum, delta, stream)));
-      if (has_rows) FA2_HIP_CHECK(launch_dq_convert(p, dq_accum, stream));
-      return FA2_SUCCESS;
+    return on_device(device_, why, [&] {
+      return dispatch(p, why, [&](auto dtype, auto head_dim) {
+        return run_bwd<decltype(dtype)::value, decltype(head_dim)::value>(
+            p, static_cast<hipStream_t>(stream), why);
+      });
     });
   }
 
  private:
+  template <core::Dtype kDtype, int kHeadDim>
+  static fa2_status_t run_fwd(const core::AttnParams &p, hipStream_t stream, std::string &why) {
+    uint32_t workgroups = 0;
+    const fa2_status_t fits = workgroups_of(core::fwd_items(p, fwd_plan(kHeadDim).block_m),
+                                            fwd_plan(kHeadDim), workgroups, why);
+    if (fits != FA2_SUCCESS || workgroups == 0) return fits;
+    FA2_HIP_CHECK((launch_fwd<kDtype, kHeadDim>(p, workgroups, stream)));
+    return FA2_SUCCESS;
+  }
+
+  // D = rowsum(dO * O), the key-block kernel (dK, dV, dQ atomics), then dQ.
+  template <core::Dtype kDtype, int kHeadDim>
+  static fa2_status_t run_bwd(const core::AttnParams &p, hipStream_t stream, std::string &why) {
+    uint32_t workgroups = 0;
+    const fa2_status_t fits = workgroups_of(core::bwd_items(p, bwd_plan<kHeadDim>().block_n),
+                                            bwd_plan<kHeadDim>(), workgroups, why);
+    if (fits != FA2_SUCCESS) return fits;
+    const BwdWorkspace layout = hip::bwd_workspace(p);
+    auto *dq_accum = static_cast<float *>(p.workspace);
+    auto *delta = reinterpret_cast<float *>(static_cast<char *>(p.workspace) + layout.delta_offset);
+    const bool has_rows = layout.dq_accum_bytes > 0;
+    if (has_rows) {
+      FA2_HIP_CHECK(hipMemsetAsync(dq_accum, 0, layout.dq_accum_bytes, stream));
+      FA2_HIP_CHECK(launch_bwd_preprocess(p, delta, stream));
+    }
+    if (workgroups > 0)
+      FA2_HIP_CHECK((launch_bwd<kDtype, kHeadDim>(p, workgroups, dq_accum, delta, stream)));
+    if (has_rows) FA2_HIP_CHECK(launch_dq_convert(p, dq_accum, stream));
+    return FA2_SUCCESS;
+  }
+
   // The pointer must be device (or managed) memory of this backend's device.
   fa2_status_t check_resident(const char *name, const void *pointer, std::string &why) const {
     hipPointerAttribute_t attributes{};

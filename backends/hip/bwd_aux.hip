@@ -1,6 +1,8 @@
 // Launchers of the backward's preprocessing and dQ conversion passes.
 #include <hip/hip_runtime.h>
 
+#include <algorithm>
+
 #include "bwd_aux_kernels.h"
 #include "launch.h"
 
@@ -10,9 +12,13 @@ namespace {
 constexpr int kRowWaves = 4;  // plain loops, no MFMA: any size does
 constexpr int kRowThreads = kRowWaves * Mfma32x32x8::kWaveSize;
 
+// The kernels stride over the rows; the grid stays well inside the
+// 2^32 work-item limit of a dispatch.
+constexpr int64_t kMaxRowGroups = int64_t(1) << 20;
+
 dim3 row_grid(const core::AttnParams &p) {
   const int64_t rows = int64_t(p.batch) * p.seqlen_q * p.heads_q;
-  return dim3(uint32_t((rows + kRowThreads - 1) / kRowThreads));
+  return dim3(uint32_t(std::min((rows + kRowThreads - 1) / kRowThreads, kMaxRowGroups)));
 }
 
 }  // namespace

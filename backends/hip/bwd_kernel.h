@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(kWaves *L::kWaveSize)
   constexpr int kKeysPerWave = L::kN;  // keys: accumulator columns
   static_assert(kWaves * kKeysPerWave % L::kK == 0, "dQ steps over whole key blocks");
   constexpr int kBlockN = kWaves * kKeysPerWave;
-  constexpr int kBlockM = L::kM;       // queries: accumulator rows
+  constexpr int kBlockM = L::kM;  // queries: accumulator rows
   constexpr int kDimSteps = kHeadDim / L::kK;
   constexpr int kDimTiles = kHeadDim / L::kM;
   constexpr int kE = L::kOperandElems;
@@ -115,7 +115,8 @@ __global__ void __launch_bounds__(kWaves *L::kWaveSize)
         for (int r = 0; r < L::kAccRegs; ++r) {
           const int q_row = L::c_row(lane, r);
           const bool visible = !needs_mask || mask.visible(row0 + q_row, key);
-          prob[r] = visible ? core::prob_from_lse(s_acc[r], p.scale_log2, lse_log2_smem[q_row]) : 0.f;
+          prob[r] =
+              visible ? core::prob_from_lse(s_acc[r], p.scale_log2, lse_log2_smem[q_row]) : 0.f;
           ds[r] = prob[r] * (dp[r] - delta_smem[q_row]);
         }
         // dV^T += dO^T * P and dK^T += Q^T * dS, P and dS straight from registers.

@@ -27,9 +27,9 @@ __global__ void __launch_bounds__(kWaves *Mfma32x32x8::kWaveSize)
     fwd_kernel(const core::AttnParams p) {
   using L = Mfma32x32x8;
   using Acc = typename AccOf<L>::type;
-  constexpr int kRowsPerWave = L::kN;        // queries: accumulator columns
+  constexpr int kRowsPerWave = L::kN;  // queries: accumulator columns
   constexpr int kBlockM = kWaves * kRowsPerWave;
-  constexpr int kBlockN = L::kM;             // keys: accumulator rows
+  constexpr int kBlockN = L::kM;  // keys: accumulator rows
   constexpr int kDimSteps = kHeadDim / L::kK;
   constexpr int kDimTiles = kHeadDim / L::kM;
   constexpr int kE = L::kOperandElems;
@@ -52,8 +52,8 @@ __global__ void __launch_bounds__(kWaves *Mfma32x32x8::kWaveSize)
   {
     const auto *q = static_cast<const uint16_t *>(p.q.data);
     const bool row_inside = query < seq.seqlen_q;
-    const int64_t row = row_inside
-        ? core::row_offset(p.q, item.batch, seq.q_row0, query, item.head_q) : 0;
+    const int64_t row =
+        row_inside ? core::row_offset(p.q, item.batch, seq.q_row0, query, item.head_q) : 0;
     FA2_UNROLL
     for (int s = 0; s < kDimSteps; ++s) {
       const int d = s * L::kK + L::b_k(lane, 0);
@@ -79,8 +79,8 @@ __global__ void __launch_bounds__(kWaves *Mfma32x32x8::kWaveSize)
     Acc s_acc = Acc{};
     FA2_UNROLL
     for (int s = 0; s < kDimSteps; ++s)
-      s_acc = Elem::mfma(L{}, k_tile.chunk(L::a_row(lane), s * L::kK + L::a_k(lane, 0)),
-                         q_frag[s], s_acc);
+      s_acc = Elem::mfma(L{}, k_tile.chunk(L::a_row(lane), s * L::kK + L::a_k(lane, 0)), q_frag[s],
+                         s_acc);
 
     float scores[L::kAccRegs];
     const bool needs_mask =
@@ -102,8 +102,9 @@ __global__ void __launch_bounds__(kWaves *Mfma32x32x8::kWaveSize)
       for (int e = 0; e < kE; ++e) p_frag[e] = Elem::from_float(scores[s * kE + e]);
       FA2_UNROLL
       for (int t = 0; t < kDimTiles; ++t)
-        o[t] = Elem::mfma(L{}, v_tile.column4(s * L::kK + L::a_k(lane, 0), t * L::kM + L::a_row(lane)),
-                          p_frag, o[t]);
+        o[t] =
+            Elem::mfma(L{}, v_tile.column4(s * L::kK + L::a_k(lane, 0), t * L::kM + L::a_row(lane)),
+                       p_frag, o[t]);
     }
   }
 

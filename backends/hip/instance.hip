@@ -26,6 +26,7 @@ template <>
 hipError_t launch_fwd<kDtype, kHeadDim>(const core::AttnParams &p, uint32_t workgroups,
                                         hipStream_t stream) {
   constexpr int kWaves = fwd_waves(kHeadDim);
+  static_assert(fwd_plan(kHeadDim).block_m == kWaves * Mfma32x32x8::kN, "grid = tile plan");
   hipLaunchKernelGGL((fwd_kernel<Elem, kHeadDim, kWaves>), dim3(workgroups),
                      dim3(kWaves * Mfma32x32x8::kWaveSize), 0, stream, p);
   return hipGetLastError();
@@ -37,6 +38,7 @@ hipError_t launch_bwd<kDtype, kHeadDim>(const core::AttnParams &p, uint32_t work
                                         hipStream_t stream) {
   using Layout = BwdLayout<kHeadDim>;
   constexpr int kWaves = bwd_waves(kHeadDim);
+  static_assert(bwd_plan<kHeadDim>().block_n == kWaves * Layout::kN, "grid = tile plan");
   hipLaunchKernelGGL((bwd_kernel<Elem, Layout, kHeadDim, kWaves>), dim3(workgroups),
                      dim3(kWaves * Layout::kWaveSize), 0, stream, p, dq_accum, delta);
   return hipGetLastError();

@@ -30,8 +30,7 @@ template <int kHeadDim>
 using BwdLayout = std::conditional_t<(kHeadDim <= 128), Mfma32x32x8, Mfma16x16x16>;
 
 constexpr core::TilePlan fwd_plan(int head_dim) {
-  return {fwd_waves(head_dim) * Mfma32x32x8::kN, Mfma32x32x8::kM, head_dim, fwd_waves(head_dim),
-          1};
+  return {fwd_waves(head_dim) * Mfma32x32x8::kN, Mfma32x32x8::kM, head_dim, fwd_waves(head_dim), 1};
 }
 template <int kHeadDim>
 constexpr core::TilePlan bwd_plan() {
@@ -64,7 +63,6 @@ hipError_t launch_bwd(const core::AttnParams &p, uint32_t workgroups, float *dq_
                       const float *delta, hipStream_t stream);
 // One thread per (batch, row, head_q): D before, dQ conversion after.
 hipError_t launch_bwd_preprocess(const core::AttnParams &p, float *delta, hipStream_t stream);
-hipError_t launch_dq_convert(const core::AttnParams &p, const float *dq_accum,
-                             hipStream_t stream);
+hipError_t launch_dq_convert(const core::AttnParams &p, const float *dq_accum, hipStream_t stream);
 
 }  // namespace fa2::hip

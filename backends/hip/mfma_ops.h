@@ -62,8 +62,7 @@ struct BF16 {
   }
   __device__ static Acc16 mfma(Mfma16x16x16, Bits4 a, Bits4 b, Acc16 c) {
     return __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(__builtin_bit_cast(Short4, a),
-                                                     __builtin_bit_cast(Short4, b), c, 0, 0,
-                                                     0);
+                                                     __builtin_bit_cast(Short4, b), c, 0, 0, 0);
   }
 };
 

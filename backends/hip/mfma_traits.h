@@ -24,30 +24,26 @@ namespace fa2::hip {
 
 template <int M, int K>
 struct MfmaLayout {
-  static constexpr int kWaveSize = 64;      // CDNA wavefront
-  static constexpr int kM = M;              // rows of A and C
-  static constexpr int kN = M;              // columns of B and C (square tiles)
-  static constexpr int kK = K;              // reduction depth of one instruction
-  static constexpr int kOperandElems = 4;   // 16-bit A / B values per lane
+  static constexpr int kWaveSize = 64;     // CDNA wavefront
+  static constexpr int kM = M;             // rows of A and C
+  static constexpr int kN = M;             // columns of B and C (square tiles)
+  static constexpr int kK = K;             // reduction depth of one instruction
+  static constexpr int kOperandElems = 4;  // 16-bit A / B values per lane
   static constexpr int kLaneGroups = kWaveSize / kN;
   static constexpr int kAccRegs = kM * kN / kWaveSize;  // fp32 C values per lane
   static_assert(kLaneGroups * kOperandElems == kK, "one instruction covers K exactly");
 
   // A operand: which row / k a lane's element e holds.
   FA2_INLINE static constexpr int a_row(int lane) { return lane % kM; }
-  FA2_INLINE static constexpr int a_k(int lane, int e) {
-    return (lane / kM) * kOperandElems + e;
-  }
+  FA2_INLINE static constexpr int a_k(int lane, int e) { return (lane / kM) * kOperandElems + e; }
   // B operand: which column / k.
   FA2_INLINE static constexpr int b_col(int lane) { return lane % kN; }
-  FA2_INLINE static constexpr int b_k(int lane, int e) {
-    return (lane / kN) * kOperandElems + e;
-  }
+  FA2_INLINE static constexpr int b_k(int lane, int e) { return (lane / kN) * kOperandElems + e; }
   // Accumulator: every register of a lane lies in one column.
   FA2_INLINE static constexpr int c_col(int lane) { return lane % kN; }
   FA2_INLINE static constexpr int c_row(int lane, int reg) {
-    return (reg / kOperandElems) * (kOperandElems * kLaneGroups) +
-           (lane / kN) * kOperandElems + reg % kOperandElems;
+    return (reg / kOperandElems) * (kOperandElems * kLaneGroups) + (lane / kN) * kOperandElems +
+           reg % kOperandElems;
   }
 
   // The lanes that share one accumulator column are lane ^ (kN * 2^s):

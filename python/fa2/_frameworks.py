@@ -4,9 +4,12 @@ allocate outputs and workspace there. NumPy arrays run on the CPU backend;
 PyTorch tensors on the CPU backend or on the GPU backend of their device."""
 import sys
 
-import numpy as np
-
 from . import _library as L
+
+try:  # the torch path needs no NumPy
+    import numpy as np
+except ImportError:
+    np = None
 
 _NUMPY_DTYPES = {"float16": L.DTYPE_F16, "bfloat16": L.DTYPE_BF16, "float32": L.DTYPE_F32}
 
@@ -108,7 +111,7 @@ def arrays_of(*operands):
     """The adapter for the operands, which must all be NumPy arrays or all be
     tensors on one device, of one dtype."""
     first = operands[0]
-    if isinstance(first, np.ndarray):
+    if np is not None and isinstance(first, np.ndarray):
         if not all(isinstance(x, np.ndarray) for x in operands):
             raise TypeError("mixing NumPy arrays with other array types")
         arrays = NumpyArrays()

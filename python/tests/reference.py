@@ -1,10 +1,9 @@
 """Attention in NumPy, the slow and obvious way: in float64 for the
 reference, and rounded like a framework in low precision for the error rule
-of the conformance suite (tests/conformance/run_case.h): a result passes
-when its error is at most 2x (forward) or 3x (gradients) the naive one's,
-plus a slack of eps/4 of the magnitude (1e-4 in float32); lse within 1e-3
-relative."""
+(rule.py)."""
 import numpy as np
+
+from rule import FORWARD_FACTOR, LSE_TOLERANCE, tolerance
 
 try:
     import ml_dtypes
@@ -12,8 +11,6 @@ try:
 except ImportError:
     BFLOAT16 = None
 
-SLACK = {"float32": 1e-4, "float16": 2.0 ** -10 / 4, "bfloat16": 2.0 ** -7 / 4}
-FORWARD_FACTOR, GRADIENT_FACTOR, LSE_TOLERANCE = 2.0, 3.0, 1e-3
 
 
 def visible(seqlen_q, seqlen_k, causal, window):
@@ -72,10 +69,9 @@ def assert_close(result, exact, naive, storage, what, factor=FORWARD_FACTOR):
     result, exact, naive = (np.asarray(x, dtype=np.float64) for x in (result, exact, naive))
     error = np.abs(result - exact).max(initial=0)
     naive_error = np.abs(naive - exact).max(initial=0)
-    magnitude = max(1.0, np.abs(exact).max(initial=0))
-    tolerance = factor * naive_error + SLACK[np.dtype(storage).name] * magnitude
-    assert error <= tolerance, "%s: max error %.3e > tolerance %.3e (naive %.3e)" % (
-        what, error, tolerance, naive_error)
+    allowed = tolerance(naive_error, np.abs(exact).max(initial=0), np.dtype(storage).name, factor)
+    assert error <= allowed, "%s: max error %.3e > tolerance %.3e (naive %.3e)" % (
+        what, error, allowed, naive_error)
 
 
 def assert_lse_close(result, exact):

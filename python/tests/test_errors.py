@@ -2,10 +2,11 @@
 NotImplementedError, bad arguments raise fa2.Fa2Error carrying libfa2's
 status and its explanation (or TypeError / ValueError for what Python
 catches before the call)."""
-import numpy as np
 import pytest
 
-import fa2
+np = pytest.importorskip("numpy", reason="NumPy is not installed")
+
+import fa2  # noqa: E402
 
 
 @pytest.fixture

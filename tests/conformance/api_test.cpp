@@ -69,8 +69,10 @@ TEST(Api, InvalidBackendArgumentsAreRefused) {
 TEST(Api, NullHandleIsRefusedEverywhere) {
   const fa2_shape_t shape{1, 1, 1, 1, 1, 64};
   size_t bytes = 0;
-  EXPECT_EQ(fa2_fwd_workspace_size(nullptr, &shape, FA2_DTYPE_F16, nullptr, &bytes), FA2_ERROR_NULL_POINTER);
-  EXPECT_EQ(fa2_bwd_workspace_size(nullptr, &shape, FA2_DTYPE_F16, nullptr, &bytes), FA2_ERROR_NULL_POINTER);
+  EXPECT_EQ(fa2_fwd_workspace_size(nullptr, &shape, FA2_DTYPE_F16, nullptr, &bytes),
+            FA2_ERROR_NULL_POINTER);
+  EXPECT_EQ(fa2_bwd_workspace_size(nullptr, &shape, FA2_DTYPE_F16, nullptr, &bytes),
+            FA2_ERROR_NULL_POINTER);
   EXPECT_STRNE(fa2_last_error(nullptr), "");
   EXPECT_EQ(fa2_destroy(nullptr), FA2_SUCCESS);
 }

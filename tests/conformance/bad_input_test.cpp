@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <string>
 
@@ -42,93 +41,85 @@ struct Call {
   }
 };
 
-// Returns false when it does not apply to this backend (the test then says so).
-using Mutate = bool (*)(Call &);
+using Mutate = void (*)(Call &);
 
 struct Mutation {
   const char *name;
   bool backward;
   fa2_status_t expected;
   Mutate mutate;
+  bool needs_workspace = false;  // only meaningful when the call needs a workspace
 };
 
 constexpr int64_t kHeadDim = 64;
+constexpr fa2_status_t kNull = FA2_ERROR_NULL_POINTER, kShape = FA2_ERROR_SHAPE_MISMATCH,
+                       kStride = FA2_ERROR_BAD_STRIDE, kDim = FA2_ERROR_UNSUPPORTED_HEAD_DIM,
+                       kDtype = FA2_ERROR_UNSUPPORTED_DTYPE, kAlign = FA2_ERROR_MISALIGNED,
+                       kSize = FA2_ERROR_SIZE_OVERFLOW, kInvalid = FA2_ERROR_INVALID_ARGUMENT,
+                       kWorkspace = FA2_ERROR_WORKSPACE_TOO_SMALL;
 
-bool any_workspace(Call &c) { return c.workspace_bytes > 0; }
+void misalign_lse(Call &c) { c.lse = reinterpret_cast<float *>(reinterpret_cast<char *>(c.lse) + 2); }
+void shrink_workspace(Call &c) { --c.workspace_bytes; }
+void drop_workspace(Call &c) { c.workspace = nullptr; }
 
+// clang-format off
 const Mutation kMutations[] = {
-    {"null_handle", false, FA2_ERROR_NULL_POINTER, [](Call &c) { c.handle = nullptr; return true; }},
-    {"null_shape", false, FA2_ERROR_NULL_POINTER, [](Call &c) { c.shape_ptr = nullptr; return true; }},
-    {"null_q_tensor", false, FA2_ERROR_NULL_POINTER, [](Call &c) { c.ptr[int(Operand::q)] = nullptr; return true; }},
-    {"null_k_data", false, FA2_ERROR_NULL_POINTER, [](Call &c) { c[Operand::k].data = nullptr; return true; }},
-    {"null_out_tensor", false, FA2_ERROR_NULL_POINTER, [](Call &c) { c.ptr[int(Operand::out)] = nullptr; return true; }},
-    {"null_lse", false, FA2_ERROR_NULL_POINTER, [](Call &c) { c.lse = nullptr; return true; }},
-    {"heads_not_a_multiple", false, FA2_ERROR_SHAPE_MISMATCH, [](Call &c) { c.shape.heads_kv = 4; return true; }},
-    {"negative_batch", false, FA2_ERROR_SHAPE_MISMATCH, [](Call &c) { c.shape.batch = -1; return true; }},
-    {"negative_input_stride", false, FA2_ERROR_BAD_STRIDE, [](Call &c) { c[Operand::q].stride_head = -kHeadDim; return true; }},
-    {"negative_output_stride", false, FA2_ERROR_BAD_STRIDE, [](Call &c) { c[Operand::out].stride_seq *= -1; return true; }},
-    {"zero_output_stride", false, FA2_ERROR_BAD_STRIDE, [](Call &c) { c[Operand::out].stride_head = 0; return true; }},
-    {"overlapping_output_rows", false, FA2_ERROR_BAD_STRIDE, [](Call &c) { c[Operand::out].stride_seq = kHeadDim; return true; }},
-    {"head_dim_zero", false, FA2_ERROR_UNSUPPORTED_HEAD_DIM, [](Call &c) { c.shape.head_dim = 0; return true; }},
-    {"head_dim_4096", false, FA2_ERROR_UNSUPPORTED_HEAD_DIM, [](Call &c) { c.shape.head_dim = 4096; return true; }},
-    {"unknown_dtype", false, FA2_ERROR_UNSUPPORTED_DTYPE, [](Call &c) {
-       for (fa2_tensor_t &t : c.tensor) t.dtype = fa2_dtype_t(7);
-       return true;
-     }},
-    {"mixed_dtypes", false, FA2_ERROR_UNSUPPORTED_DTYPE, [](Call &c) { c[Operand::v].dtype = FA2_DTYPE_BF16; return true; }},
-    {"misaligned_q", false, FA2_ERROR_MISALIGNED, [](Call &c) {
-       c[Operand::q].data = static_cast<char *>(c[Operand::q].data) + 1;
-       return true;
-     }},
-    {"misaligned_lse", false, FA2_ERROR_MISALIGNED, [](Call &c) {
-       c.lse = reinterpret_cast<float *>(reinterpret_cast<char *>(c.lse) + 2);
-       return true;
-     }},
-    {"stride_byte_count_overflow", false, FA2_ERROR_SIZE_OVERFLOW, [](Call &c) {
-       c[Operand::k].stride_batch = std::numeric_limits<int64_t>::max() / 2;
-       return true;
-     }},
-    {"seqlen_beyond_2_30", false, FA2_ERROR_SIZE_OVERFLOW, [](Call &c) { c.shape.seqlen_q = int64_t{1} << 31; return true; }},
-    {"output_byte_count_overflow", false, FA2_ERROR_SIZE_OVERFLOW, [](Call &c) {
-       c.shape.batch = INT32_MAX, c.shape.heads_q = INT32_MAX, c.shape.heads_kv = 1;
-       c.shape.seqlen_q = int64_t{1} << 29;
-       return true;
-     }},
-    {"window_left_below_minus_one", false, FA2_ERROR_INVALID_ARGUMENT, [](Call &c) { c.options.window_left = -2; return true; }},
-    {"window_right_below_minus_one", false, FA2_ERROR_INVALID_ARGUMENT, [](Call &c) { c.options.window_right = -7; return true; }},
-    {"causal_with_window_right", false, FA2_ERROR_INVALID_ARGUMENT, [](Call &c) {
-       c.options.causal = 1, c.options.window_right = 3;
-       return true;
-     }},
-    {"nan_scale", false, FA2_ERROR_INVALID_ARGUMENT, [](Call &c) { c.options.softmax_scale = std::nanf(""); return true; }},
-    {"negative_scale", false, FA2_ERROR_INVALID_ARGUMENT, [](Call &c) { c.options.softmax_scale = -0.125f; return true; }},
-    {"infinite_scale", false, FA2_ERROR_INVALID_ARGUMENT, [](Call &c) { c.options.softmax_scale = INFINITY; return true; }},
-    {"options_not_initialised", false, FA2_ERROR_INVALID_ARGUMENT, [](Call &c) { c.options.struct_size = 0; return true; }},
-    {"varlen_without_cu_seqlens_k", false, FA2_ERROR_NULL_POINTER, [](Call &c) {
-       c.options.cu_seqlens_q = static_cast<const int32_t *>(c[Operand::q].data);
-       return true;
-     }},
-    {"workspace_too_small", false, FA2_ERROR_WORKSPACE_TOO_SMALL, [](Call &c) { return any_workspace(c) && (--c.workspace_bytes, true); }},
-    {"workspace_null", false, FA2_ERROR_NULL_POINTER, [](Call &c) { return any_workspace(c) && (c.workspace = nullptr, true); }},
-    {"null_dout", true, FA2_ERROR_NULL_POINTER, [](Call &c) { c.ptr[int(Operand::dout)] = nullptr; return true; }},
-    {"null_dq_data", true, FA2_ERROR_NULL_POINTER, [](Call &c) { c[Operand::dq].data = nullptr; return true; }},
-    {"null_lse", true, FA2_ERROR_NULL_POINTER, [](Call &c) { c.lse = nullptr; return true; }},
-    {"overlapping_dk_rows", true, FA2_ERROR_BAD_STRIDE, [](Call &c) { c[Operand::dk].stride_seq = kHeadDim; return true; }},
-    {"negative_dv_stride", true, FA2_ERROR_BAD_STRIDE, [](Call &c) { c[Operand::dv].stride_head = -kHeadDim; return true; }},
-    {"mixed_dout_dtype", true, FA2_ERROR_UNSUPPORTED_DTYPE, [](Call &c) { c[Operand::dout].dtype = FA2_DTYPE_F32; return true; }},
-    {"misaligned_lse", true, FA2_ERROR_MISALIGNED, [](Call &c) {
-       c.lse = reinterpret_cast<float *>(reinterpret_cast<char *>(c.lse) + 2);
-       return true;
-     }},
-    {"heads_not_a_multiple", true, FA2_ERROR_SHAPE_MISMATCH, [](Call &c) { c.shape.heads_kv = 4; return true; }},
-    {"workspace_too_small", true, FA2_ERROR_WORKSPACE_TOO_SMALL, [](Call &c) { return any_workspace(c) && (--c.workspace_bytes, true); }},
-    {"workspace_null", true, FA2_ERROR_NULL_POINTER, [](Call &c) { return any_workspace(c) && (c.workspace = nullptr, true); }},
+    {"null_handle", false, kNull, [](Call &c) { c.handle = nullptr; }},
+    {"null_shape", false, kNull, [](Call &c) { c.shape_ptr = nullptr; }},
+    {"null_q_tensor", false, kNull, [](Call &c) { c.ptr[int(Operand::q)] = nullptr; }},
+    {"null_k_data", false, kNull, [](Call &c) { c[Operand::k].data = nullptr; }},
+    {"null_out_tensor", false, kNull, [](Call &c) { c.ptr[int(Operand::out)] = nullptr; }},
+    {"null_lse", false, kNull, [](Call &c) { c.lse = nullptr; }},
+    {"heads_not_a_multiple", false, kShape, [](Call &c) { c.shape.heads_kv = 4; }},
+    {"negative_batch", false, kShape, [](Call &c) { c.shape.batch = -1; }},
+    {"negative_input_stride", false, kStride, [](Call &c) { c[Operand::q].stride_head = -kHeadDim; }},
+    {"negative_output_stride", false, kStride, [](Call &c) { c[Operand::out].stride_seq *= -1; }},
+    {"zero_output_stride", false, kStride, [](Call &c) { c[Operand::out].stride_head = 0; }},
+    {"overlapping_output_rows", false, kStride, [](Call &c) { c[Operand::out].stride_seq = kHeadDim; }},
+    {"head_dim_zero", false, kDim, [](Call &c) { c.shape.head_dim = 0; }},
+    {"head_dim_4096", false, kDim, [](Call &c) { c.shape.head_dim = 4096; }},
+    {"unknown_dtype", false, kDtype, [](Call &c) { for (fa2_tensor_t &t : c.tensor) t.dtype = fa2_dtype_t(7); }},
+    {"mixed_dtypes", false, kDtype, [](Call &c) { c[Operand::v].dtype = FA2_DTYPE_BF16; }},
+    {"misaligned_q", false, kAlign, [](Call &c) { c[Operand::q].data = static_cast<char *>(c[Operand::q].data) + 1; }},
+    {"misaligned_lse", false, kAlign, misalign_lse},
+    {"stride_byte_count_overflow", false, kSize, [](Call &c) { c[Operand::k].stride_batch = INT64_MAX / 2; }},
+    {"seqlen_beyond_2_30", false, kSize, [](Call &c) { c.shape.seqlen_q = int64_t{1} << 31; }},
+    {"output_byte_count_overflow", false, kSize, [](Call &c) {
+       c.shape = fa2_shape_t{INT32_MAX, int64_t{1} << 29, 1, INT32_MAX, 1, kHeadDim}; }},
+    {"window_left_below_minus_one", false, kInvalid, [](Call &c) { c.options.window_left = -2; }},
+    {"window_right_below_minus_one", false, kInvalid, [](Call &c) { c.options.window_right = -7; }},
+    {"causal_with_window_right", false, kInvalid, [](Call &c) { c.options.causal = 1, c.options.window_right = 3; }},
+    {"nan_scale", false, kInvalid, [](Call &c) { c.options.softmax_scale = std::nanf(""); }},
+    {"negative_scale", false, kInvalid, [](Call &c) { c.options.softmax_scale = -0.125f; }},
+    {"infinite_scale", false, kInvalid, [](Call &c) { c.options.softmax_scale = INFINITY; }},
+    {"options_not_initialised", false, kInvalid, [](Call &c) { c.options.struct_size = 0; }},
+    {"varlen_without_cu_seqlens_k", false, kNull, [](Call &c) {
+       c.options.cu_seqlens_q = static_cast<const int32_t *>(c[Operand::q].data); }},
+    {"workspace_too_small", false, kWorkspace, shrink_workspace, true},
+    {"workspace_null", false, kNull, drop_workspace, true},
+    {"null_dout", true, kNull, [](Call &c) { c.ptr[int(Operand::dout)] = nullptr; }},
+    {"null_dq_data", true, kNull, [](Call &c) { c[Operand::dq].data = nullptr; }},
+    {"null_lse", true, kNull, [](Call &c) { c.lse = nullptr; }},
+    {"overlapping_dk_rows", true, kStride, [](Call &c) { c[Operand::dk].stride_seq = kHeadDim; }},
+    {"negative_dv_stride", true, kStride, [](Call &c) { c[Operand::dv].stride_head = -kHeadDim; }},
+    {"mixed_dout_dtype", true, kDtype, [](Call &c) { c[Operand::dout].dtype = FA2_DTYPE_F32; }},
+    {"misaligned_lse", true, kAlign, misalign_lse},
+    {"heads_not_a_multiple", true, kShape, [](Call &c) { c.shape.heads_kv = 4; }},
+    {"workspace_too_small", true, kWorkspace, shrink_workspace, true},
+    {"workspace_null", true, kNull, drop_workspace, true},
 };
+// clang-format on
 
 struct BadInput {
   fa2_backend_t backend;
   const Mutation *mutation;
 };
+
+std::string name_of(const BadInput &b) {
+  return std::string(fa2_backend_name(b.backend)) + (b.mutation->backward ? "_bwd_" : "_fwd_") +
+         b.mutation->name;
+}
+void PrintTo(const BadInput &b, std::ostream *os) { *os << name_of(b); }
 
 // A small valid problem (f16, d 64, GQA, causal), its forward already run
 // so that the backward's out and lse are real.
@@ -156,7 +147,8 @@ class ValidCall {
     }
     call.lse = ops_.lse_device();
     const auto query = backward ? fa2_bwd_workspace_size : fa2_fwd_workspace_size;
-    EXPECT_EQ(query(s.handle(), &call.shape, c.dtype, &call.options, &call.workspace_bytes), FA2_SUCCESS)
+    EXPECT_EQ(query(s.handle(), &call.shape, c.dtype, &call.options, &call.workspace_bytes),
+              FA2_SUCCESS)
         << fa2_last_error(s.handle());
     // One spare byte, so that "too small" is a real shortfall below a valid size.
     workspace_ = std::make_unique<DeviceBuffer>(s.memory(), call.workspace_bytes + 1);
@@ -169,7 +161,8 @@ class ValidCall {
       size_t bytes = 0;
       fa2_fwd_workspace_size(s.handle(), &forward.shape, c.dtype, &forward.options, &bytes);
       DeviceBuffer fwd_workspace(s.memory(), bytes + 1);
-      forward.workspace = bytes > 0 ? fwd_workspace.get() : nullptr, forward.workspace_bytes = bytes;
+      forward.workspace = bytes > 0 ? fwd_workspace.get() : nullptr,
+      forward.workspace_bytes = bytes;
       EXPECT_EQ(forward.invoke(), FA2_SUCCESS) << fa2_last_error(s.handle());
       s.memory().synchronize();
     }
@@ -191,7 +184,9 @@ TEST_P(RefusesBadInput, WithItsStatusAndWritesNothing) {
   for (int i = 0; i < int(Operand::count); ++i)
     if (call.ptr[i] != nullptr) call.ptr[i] = &call.tensor[i];
   call.shape_ptr = &call.shape, call.options_ptr = &call.options;
-  if (!m.mutate(call)) GTEST_SKIP() << "this backend needs no workspace for the call: nothing to get wrong";
+  if (m.needs_workspace && call.workspace_bytes == 0)
+    GTEST_SKIP() << "this backend needs no workspace for this call: nothing to get wrong";
+  m.mutate(call);
   const auto before = valid.output_images();
   const fa2_status_t status = call.invoke();
   session_.memory().synchronize();
@@ -211,21 +206,29 @@ std::vector<BadInput> bad_inputs() {
 
 INSTANTIATE_TEST_SUITE_P(Api, RefusesBadInput, ::testing::ValuesIn(bad_inputs()),
                          [](const ::testing::TestParamInfo<BadInput> &info) {
-                           return std::string(fa2_backend_name(info.param.backend)) +
-                                  (info.param.mutation->backward ? "_bwd_" : "_fwd_") +
-                                  info.param.mutation->name;
+                           return name_of(info.param);
                          });
 
 // The unmutated calls succeed, so each refusal above is the mutation's doing.
 struct OnlyBackend {
   fa2_backend_t backend;
 };
+void PrintTo(const OnlyBackend &b, std::ostream *os) { *os << fa2_backend_name(b.backend); }
 using ValidCallSucceeds = OnBackend<OnlyBackend>;
 
 TEST_P(ValidCallSucceeds, ForwardAndBackward) {
   for (bool backward : {false, true}) {
     ValidCall valid(session_, valid_case(GetParam().backend), backward);
     EXPECT_EQ(valid.call.invoke(), FA2_SUCCESS) << fa2_last_error(session_.handle());
+  }
+}
+
+TEST_P(ValidCallSucceeds, ButNotAWorkspaceQueryWithoutAnAnswer) {
+  const Case c = valid_case(GetParam().backend);
+  const fa2_shape_t shape = shape_of(c);
+  for (auto query : {fa2_fwd_workspace_size, fa2_bwd_workspace_size}) {
+    EXPECT_EQ(query(session_.handle(), &shape, c.dtype, nullptr, nullptr), FA2_ERROR_NULL_POINTER);
+    EXPECT_STRNE(fa2_last_error(session_.handle()), "");
   }
 }
 

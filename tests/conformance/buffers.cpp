@@ -38,8 +38,8 @@ void write_element(std::vector<uint8_t> &bytes, fa2_dtype_t dtype, int64_t index
     std::memcpy(&bytes[size_t(index) * 4], &x, 4);
     return;
   }
-  const uint16_t h = dtype == FA2_DTYPE_F16 ? core::float_to_f16(float(value))
-                                            : core::float_to_bf16(float(value));
+  const uint16_t h =
+      dtype == FA2_DTYPE_F16 ? core::float_to_f16(float(value)) : core::float_to_bf16(float(value));
   std::memcpy(&bytes[size_t(index) * 2], &h, 2);
 }
 
@@ -119,9 +119,9 @@ Operands::Operands(DeviceMemory &memory, const Case &c)
     // One buffer, rows of [q heads | k heads | v heads]; needs seqlen_q == seqlen_k.
     const Extent e = extent_of(c, problem_, Operand::q);
     const int64_t row = (problem_.heads_q + 2 * problem_.heads_kv) * d;
-    const int64_t offsets[3] = {0, problem_.heads_q * d, (problem_.heads_q + problem_.heads_kv) * d};
-    for (int i = 0; i < 3; ++i)
-      placement_[i] = Placement{0, offsets[i], e.seqlen * row, row, d};
+    const int64_t offsets[3] = {0, problem_.heads_q * d,
+                                (problem_.heads_q + problem_.heads_kv) * d};
+    for (int i = 0; i < 3; ++i) placement_[i] = Placement{0, offsets[i], e.seqlen * row, row, d};
     buffers_.emplace_back(memory, dtype, e.batch * e.seqlen * row + kGuard);
     first = 3;
   }
@@ -146,17 +146,15 @@ Operands::Operands(DeviceMemory &memory, const Case &c)
 
 void Operands::set(Operand op, const std::vector<double> &packed) {
   Buffer &buf = buffers_[placement_[int(op)].buffer];
-  for_each_element(op, [&](size_t from, int64_t to) {
-    write_element(buf.host, buf.dtype, to, packed[from]);
-  });
+  for_each_element(
+      op, [&](size_t from, int64_t to) { write_element(buf.host, buf.dtype, to, packed[from]); });
 }
 
 std::vector<double> Operands::get(Operand op) const {
   const Buffer &buf = buffers_[placement_[int(op)].buffer];
   std::vector<double> packed(is_key_side(op) ? problem_.k_elements() : problem_.q_elements());
-  for_each_element(op, [&](size_t to, int64_t from) {
-    packed[to] = read_element(buf.host, buf.dtype, from);
-  });
+  for_each_element(
+      op, [&](size_t to, int64_t from) { packed[to] = read_element(buf.host, buf.dtype, from); });
   return packed;
 }
 
@@ -224,8 +222,10 @@ void Operands::expect_written_exactly(bool backward) const {
     for (int h = 0; h < p.heads_q; ++h)
       for (int i = 0; i < p.max_seqlen_q(); ++i) {
         const double x = read_element(lse_.host, FA2_DTYPE_F32, int64_t(p.lse_at(b, h, i)));
-        if (i < p.seqlen_q(b)) unwritten += std::isnan(x) || x == INFINITY;
-        else clobbered += !std::isnan(x);
+        if (i < p.seqlen_q(b))
+          unwritten += std::isnan(x) || x == INFINITY;
+        else
+          clobbered += !std::isnan(x);
       }
   for (int64_t e = int64_t(p.lse_elements()); e < int64_t(p.lse_elements()) + kGuard; ++e)
     clobbered += !std::isnan(read_element(lse_.host, FA2_DTYPE_F32, e));

@@ -102,8 +102,8 @@ void Operands::for_each_element(Operand op, F f) const {
   for (int b = 0; b < p.batch(); ++b)
     for (int i = 0; i < cu[b + 1] - cu[b]; ++i)
       for (int h = 0; h < heads; ++h) {
-        const int64_t row = case_.varlen() ? (cu[b] + i) * pl.stride_seq
-                                           : b * pl.stride_batch + i * pl.stride_seq;
+        const int64_t row =
+            case_.varlen() ? (cu[b] + i) * pl.stride_seq : b * pl.stride_batch + i * pl.stride_seq;
         const int64_t at = pl.offset + row + h * pl.stride_head;
         const size_t packed = (size_t(cu[b] + i) * heads + h) * d;
         for (int c = 0; c < d; ++c) f(packed + c, at + c);

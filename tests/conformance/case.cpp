@@ -8,11 +8,16 @@ namespace {
 
 const char *layout_name(Layout layout) {
   switch (layout) {
-    case Layout::contiguous: return "";
-    case Layout::padded: return "_padded";
-    case Layout::head_major: return "_headmajor";
-    case Layout::packed_qkv: return "_qkvpacked";
-    case Layout::transposed_dout: return "_doutT";
+    case Layout::contiguous:
+      return "";
+    case Layout::padded:
+      return "_padded";
+    case Layout::head_major:
+      return "_headmajor";
+    case Layout::packed_qkv:
+      return "_qkvpacked";
+    case Layout::transposed_dout:
+      return "_doutT";
   }
   return "_unknown";
 }
@@ -21,10 +26,14 @@ const char *layout_name(Layout layout) {
 
 std::string dtype_name(fa2_dtype_t dtype) {
   switch (dtype) {
-    case FA2_DTYPE_F16: return "f16";
-    case FA2_DTYPE_BF16: return "bf16";
-    case FA2_DTYPE_F32: return "f32";
-    default: return "dtype" + std::to_string(int(dtype));
+    case FA2_DTYPE_F16:
+      return "f16";
+    case FA2_DTYPE_BF16:
+      return "bf16";
+    case FA2_DTYPE_F32:
+      return "f32";
+    default:
+      return "dtype" + std::to_string(int(dtype));
   }
 }
 
@@ -42,6 +51,8 @@ std::string Case::name() const {
          std::to_string(std::accumulate(lens_k.begin(), lens_k.end(), 0));
   return n + layout_name(layout);
 }
+
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name(); }
 
 uint64_t Case::seed() const {
   uint64_t h = 14695981039346656037ull;  // FNV-1a

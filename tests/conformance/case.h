@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct Case {
   uint64_t seed() const;     // distinct per case (a hash of the name)
   ref::Problem problem() const;
 };
+
+// gtest prints a parameter with this: the case's name, not its bytes.
+void PrintTo(const Case &c, std::ostream *os);
 
 // Every backend this build holds, in enum order.
 std::vector<fa2_backend_t> built_backends();

@@ -24,7 +24,9 @@ TEST_P(Determinism, ForwardIsBitIdentical) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Repeat, Determinism, ::testing::ValuesIn(grids::determinism()),
-                         [](const ::testing::TestParamInfo<Case> &info) { return info.param.name(); });
+                         [](const ::testing::TestParamInfo<Case> &info) {
+                           return info.param.name();
+                         });
 
 }  // namespace
 }  // namespace fa2::test

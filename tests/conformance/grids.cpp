@@ -94,9 +94,11 @@ std::vector<Case> windows() {
   int n = 0;
   for (const auto &[lq, lk] : pairs) {
     for (const auto &[left, right] : sides)
-      cases.push_back(with_window(make(kLowPrecision[n++ % 2], 64, 2, lq, lk, 6, 2, false), left, right));
+      cases.push_back(
+          with_window(make(kLowPrecision[n++ % 2], 64, 2, lq, lk, 6, 2, false), left, right));
     for (int left : {0, 16, 64})
-      cases.push_back(with_window(make(kLowPrecision[n++ % 2], 64, 2, lq, lk, 6, 2, true), left, -1));
+      cases.push_back(
+          with_window(make(kLowPrecision[n++ % 2], 64, 2, lq, lk, 6, 2, true), left, -1));
   }
   return on_every_backend(cases);
 }
@@ -112,7 +114,8 @@ std::vector<Case> varlen() {
   for (const auto &[lens_q, lens_k] : batches)
     for (bool causal : {false, true}) {
       cases.push_back(make_varlen(kLowPrecision[n++ % 2], lens_q, lens_k, causal));
-      cases.push_back(with_window(make_varlen(FA2_DTYPE_F32, lens_q, lens_k, causal), 9, causal ? -1 : 3));
+      cases.push_back(
+          with_window(make_varlen(FA2_DTYPE_F32, lens_q, lens_k, causal), 9, causal ? -1 : 3));
     }
   return on_every_backend(cases);
 }
@@ -147,7 +150,7 @@ std::vector<Case> scales() {
 std::vector<Case> fully_masked() {
   std::vector<Case> cases{
       with_window(make(FA2_DTYPE_F16, 64, 2, 64, 16, 6, 2, false), 0, 0),  // rows < 48 see nothing
-      make(FA2_DTYPE_BF16, 64, 2, 113, 7, 6, 1, true),     // causal, bottom-right: rows < 106
+      make(FA2_DTYPE_BF16, 64, 2, 113, 7, 6, 1, true),  // causal, bottom-right: rows < 106
       with_window(make(FA2_DTYPE_F16, 128, 1, 200, 72, 2, 2, true), 4, -1),
       with_window(make(FA2_DTYPE_F32, 64, 2, 192, 64, 6, 6, false), 3, 0),
       make_varlen(FA2_DTYPE_F16, {5, 17, 1}, {0, 9, 0}, false),  // seqlen_k = 0

@@ -35,7 +35,8 @@ TEST_P(FullyMasked, RowsGetZeroAndMinusInfinity) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Masking, FullyMasked, ::testing::ValuesIn(grids::fully_masked()), case_name);
+INSTANTIATE_TEST_SUITE_P(Masking, FullyMasked, ::testing::ValuesIn(grids::fully_masked()),
+                         case_name);
 
 // FlashAttention-2's core configurations: every backend must run them.
 using Baseline = OnBackend<Case>;

@@ -12,9 +12,12 @@ namespace {
 
 double round_to(fa2_dtype_t dtype, double x) {
   switch (dtype) {
-    case FA2_DTYPE_F16: return ref::RoundF16::round(x);
-    case FA2_DTYPE_BF16: return ref::RoundBF16::round(x);
-    default: return ref::RoundF32::round(x);
+    case FA2_DTYPE_F16:
+      return ref::RoundF16::round(x);
+    case FA2_DTYPE_BF16:
+      return ref::RoundBF16::round(x);
+    default:
+      return ref::RoundF32::round(x);
   }
 }
 
@@ -22,9 +25,12 @@ ref::NaiveResult naive(fa2_dtype_t dtype, const ref::Problem &p, const std::vect
                        const std::vector<double> &k, const std::vector<double> &v,
                        const std::vector<double> *dout) {
   switch (dtype) {
-    case FA2_DTYPE_F16: return ref::naive_lowp<ref::RoundF16>(p, q, k, v, dout);
-    case FA2_DTYPE_BF16: return ref::naive_lowp<ref::RoundBF16>(p, q, k, v, dout);
-    default: return ref::naive_lowp<ref::RoundF32>(p, q, k, v, dout);
+    case FA2_DTYPE_F16:
+      return ref::naive_lowp<ref::RoundF16>(p, q, k, v, dout);
+    case FA2_DTYPE_BF16:
+      return ref::naive_lowp<ref::RoundBF16>(p, q, k, v, dout);
+    default:
+      return ref::naive_lowp<ref::RoundF32>(p, q, k, v, dout);
   }
 }
 
@@ -102,7 +108,10 @@ fa2_status_t call_forward(const Session &s, const Case &c, const Operands &ops) 
   const fa2_tensor_t q = ops.tensor(Operand::q), k = ops.tensor(Operand::k),
                      v = ops.tensor(Operand::v), out = ops.tensor(Operand::out);
   return with_workspace(
-      s, [&](size_t *bytes) { return fa2_fwd_workspace_size(s.handle(), &shape, c.dtype, &options, bytes); },
+      s,
+      [&](size_t *bytes) {
+        return fa2_fwd_workspace_size(s.handle(), &shape, c.dtype, &options, bytes);
+      },
       [&](void *ws, size_t bytes) {
         return fa2_fwd(s.handle(), &shape, &q, &k, &v, &out, ops.lse_device(), &options, ws, bytes,
                        s.stream());
@@ -116,7 +125,10 @@ fa2_status_t call_backward(const Session &s, const Case &c, const Operands &ops)
   for (int i = 0; i < int(Operand::count); ++i) t[i] = ops.tensor(Operand(i));
   auto at = [&](Operand op) { return &t[int(op)]; };
   return with_workspace(
-      s, [&](size_t *bytes) { return fa2_bwd_workspace_size(s.handle(), &shape, c.dtype, &options, bytes); },
+      s,
+      [&](size_t *bytes) {
+        return fa2_bwd_workspace_size(s.handle(), &shape, c.dtype, &options, bytes);
+      },
       [&](void *ws, size_t bytes) {
         return fa2_bwd(s.handle(), &shape, at(Operand::dout), at(Operand::q), at(Operand::k),
                        at(Operand::v), at(Operand::out), ops.lse_device(), at(Operand::dq),
@@ -159,8 +171,8 @@ void expect_error_rule(const char *what, fa2_dtype_t dtype, const std::vector<do
   ::testing::Test::RecordProperty(std::string(what) + "_error_over_allowed",
                                   std::to_string(err / allowed));
   EXPECT_LE(err, allowed) << what << ": max |ours - float64| = " << err << " at element " << worst
-                          << " (ours " << ours[worst] << ", float64 " << ref64[worst]
-                          << "); naive " << dtype_name(dtype) << " error " << naive_err;
+                          << " (ours " << ours[worst] << ", float64 " << ref64[worst] << "); naive "
+                          << dtype_name(dtype) << " error " << naive_err;
 }
 
 // lse and the rows that see no key: those must be exactly out 0, lse -inf.
@@ -183,7 +195,8 @@ int64_t expect_lse_and_masked_rows(const ref::Problem &p, const std::vector<doub
         lse_err = std::max(lse_err, err);
         wrong_lse += !(err <= kLseTolerance * std::max(1.0, std::abs(ref64.lse[at])));
       }
-  EXPECT_EQ(wrong_masked, 0) << "of " << masked << " rows that see no key, these are not exactly out 0, lse -inf";
+  EXPECT_EQ(wrong_masked, 0) << "of " << masked
+                             << " rows that see no key, these are not exactly out 0, lse -inf";
   EXPECT_EQ(wrong_lse, 0) << "lse rows off float64 by more than " << kLseTolerance
                           << " relative (max error " << lse_err << ")";
   return masked;
@@ -194,9 +207,12 @@ int64_t expect_lse_and_masked_rows(const ref::Problem &p, const std::vector<doub
 double allowed_error(fa2_dtype_t dtype, double factor, double naive_error, double ref_max) {
   const double magnitude = std::max(1.0, ref_max);
   switch (dtype) {
-    case FA2_DTYPE_F16: return factor * naive_error + std::ldexp(1.0, -10) * magnitude;
-    case FA2_DTYPE_BF16: return factor * naive_error + std::ldexp(1.0, -7) * magnitude;
-    default: return factor * naive_error + 1e-4 * magnitude;
+    case FA2_DTYPE_F16:
+      return factor * naive_error + std::ldexp(1.0, -10) * magnitude;
+    case FA2_DTYPE_BF16:
+      return factor * naive_error + std::ldexp(1.0, -7) * magnitude;
+    default:
+      return factor * naive_error + 1e-4 * magnitude;
   }
 }
 
@@ -219,7 +235,8 @@ CaseReport run_case(const Session &session, const Case &c) {
   ops.expect_written_exactly(false);
 
   const ref::Forward ref64 = ref::forward(p, in.q, in.k, in.v);
-  const ref::NaiveResult lowp = naive(c.dtype, p, in.q, in.k, in.v, c.backward ? &in.dout : nullptr);
+  const ref::NaiveResult lowp =
+      naive(c.dtype, p, in.q, in.k, in.v, c.backward ? &in.dout : nullptr);
   const std::vector<double> out = ops.get(Operand::out);
   expect_error_rule("out", c.dtype, out, ref64.out, lowp.fwd.out, kForwardFactor);
   report.fully_masked_rows = expect_lse_and_masked_rows(p, ops.lse(), out, ref64);

@@ -14,8 +14,8 @@
 namespace fa2::test {
 
 struct CaseReport {
-  bool refused = false;             // the backend has no kernel for this head dim / dtype
-  int64_t fully_masked_rows = 0;    // (batch, head, row) triples that see no key
+  bool refused = false;           // the backend has no kernel for this head dim / dtype
+  int64_t fully_masked_rows = 0;  // (batch, head, row) triples that see no key
 };
 
 struct Inputs {

@@ -38,8 +38,8 @@ void bwd_bucket(const core::AttnParams &p, void *workspace) {
   fa2_emu::launch(bwd_preprocess_kernel<Elem>, row_groups, row_threads, p, delta);
   constexpr int kWaves = bwd_waves(kHeadDim);
   fa2_emu::launch(bwd_kernel<Elem, L, kHeadDim, kWaves>,
-                  unsigned(core::bwd_items(p, bwd_plan<kHeadDim>().block_n)),
-                  kWaves * L::kWaveSize, p, dq_accum, static_cast<const float *>(delta));
+                  unsigned(core::bwd_items(p, bwd_plan<kHeadDim>().block_n)), kWaves * L::kWaveSize,
+                  p, dq_accum, static_cast<const float *>(delta));
   fa2_emu::launch(dq_convert_kernel<Elem>, row_groups, row_threads, p,
                   static_cast<const float *>(dq_accum));
 }
@@ -49,10 +49,14 @@ void dispatch(const core::AttnParams &p, Fn &&fn) {
   const int bucket = core::head_dim_bucket(p.head_dim, kHeadDimBuckets);
   auto with_dim = [&](auto elem) {
     switch (bucket) {
-      case 64: return fn(elem, std::integral_constant<int, 64>{});
-      case 128: return fn(elem, std::integral_constant<int, 128>{});
-      case 256: return fn(elem, std::integral_constant<int, 256>{});
-      default: throw std::invalid_argument("no kernel for this head dim");
+      case 64:
+        return fn(elem, std::integral_constant<int, 64>{});
+      case 128:
+        return fn(elem, std::integral_constant<int, 128>{});
+      case 256:
+        return fn(elem, std::integral_constant<int, 256>{});
+      default:
+        throw std::invalid_argument("no kernel for this head dim");
     }
   };
   if (p.dtype == core::Dtype::bf16) return with_dim(BF16{});

@@ -225,8 +225,8 @@ TYPED_TEST(MfmaLayoutTest, EmulatedForwardWaveMatchesAttention) {
     for (int lane = 0; lane < kLanes; ++lane) {
       float(&lane_scores)[L::kAccRegs] =
           *reinterpret_cast<float(*)[L::kAccRegs]>(scores[lane].data());
-      const float correction = core::online_softmax_step(
-          lane_scores, rows[lane], scale_log2, EmulatedColumnReduce<L>{&wave_max, lane});
+      const float correction = core::online_softmax_step(lane_scores, rows[lane], scale_log2,
+                                                         EmulatedColumnReduce<L>{&wave_max, lane});
       for (auto &tile : o)
         for (float &x : tile[lane]) x *= correction;
     }

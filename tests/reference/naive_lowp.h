@@ -33,17 +33,17 @@ struct NaiveResult {
 // Forward (and backward when dout != nullptr), one (sequence, head) at a
 // time with the full score matrix, exactly like an eager framework.
 template <class Round>
-NaiveResult naive_lowp(const Problem &p, const std::vector<double> &q,
-                       const std::vector<double> &k, const std::vector<double> &v,
-                       const std::vector<double> *dout) {
+NaiveResult naive_lowp(const Problem &p, const std::vector<double> &q, const std::vector<double> &k,
+                       const std::vector<double> &v, const std::vector<double> *dout) {
   auto R = [](double x) { return Round::round(x); };
   const int d = p.head_dim;
   NaiveResult r;
   r.fwd = Forward{std::vector<double>(p.q_elements(), 0.0),
                   std::vector<double>(p.lse_elements(), kNaN)};
-  if (dout) r.grads = Grads{std::vector<double>(p.q_elements(), 0.0),
-                            std::vector<double>(p.k_elements(), 0.0),
-                            std::vector<double>(p.k_elements(), 0.0)};
+  if (dout)
+    r.grads =
+        Grads{std::vector<double>(p.q_elements(), 0.0), std::vector<double>(p.k_elements(), 0.0),
+              std::vector<double>(p.k_elements(), 0.0)};
   // dK and dV sum over a group's query heads: accumulate in float, round once.
   std::vector<float> dk_acc(p.k_elements(), 0.f), dv_acc(p.k_elements(), 0.f);
   std::vector<double> k_scaled, prob;
@@ -52,7 +52,8 @@ NaiveResult naive_lowp(const Problem &p, const std::vector<double> &q,
       const int lq = p.seqlen_q(b), lk = p.seqlen_k(b), hk = p.kv_head(h);
       k_scaled.assign(size_t(lk) * d, 0.0);
       for (int j = 0; j < lk; ++j)
-        for (int c = 0; c < d; ++c) k_scaled[size_t(j) * d + c] = R(k[p.k_at(b, j, hk) + c] * p.scale);
+        for (int c = 0; c < d; ++c)
+          k_scaled[size_t(j) * d + c] = R(k[p.k_at(b, j, hk) + c] * p.scale);
       prob.assign(size_t(lq) * lk, 0.0);
       for (int i = 0; i < lq; ++i) {
         const double *qr = &q[p.q_at(b, i, h)];
@@ -70,12 +71,14 @@ NaiveResult naive_lowp(const Problem &p, const std::vector<double> &q,
         for (int j = 0; j < lk; ++j)
           if (score[j] != kNegInf) sum += std::exp(float(score[j]) - row_max);
         for (int j = 0; j < lk; ++j)
-          if (score[j] != kNegInf) prob[size_t(i) * lk + j] = R(std::exp(float(score[j]) - row_max) / sum);
+          if (score[j] != kNegInf)
+            prob[size_t(i) * lk + j] = R(std::exp(float(score[j]) - row_max) / sum);
         r.fwd.lse[p.lse_at(b, h, i)] = double(row_max + std::log(sum));
         double *o = &r.fwd.out[p.q_at(b, i, h)];
         for (int c = 0; c < d; ++c) {
           float acc = 0.f;
-          for (int j = 0; j < lk; ++j) acc += float(prob[size_t(i) * lk + j]) * float(v[p.k_at(b, j, hk) + c]);
+          for (int j = 0; j < lk; ++j)
+            acc += float(prob[size_t(i) * lk + j]) * float(v[p.k_at(b, j, hk) + c]);
           o[c] = R(acc);
         }
       }

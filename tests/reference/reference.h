@@ -64,12 +64,8 @@ struct Problem {
   }
 
   // Flat offsets into the packed tensors described above.
-  size_t q_at(int b, int i, int h) const {
-    return (size_t(cu_q[b] + i) * heads_q + h) * head_dim;
-  }
-  size_t k_at(int b, int j, int h) const {
-    return (size_t(cu_k[b] + j) * heads_kv + h) * head_dim;
-  }
+  size_t q_at(int b, int i, int h) const { return (size_t(cu_q[b] + i) * heads_q + h) * head_dim; }
+  size_t k_at(int b, int j, int h) const { return (size_t(cu_k[b] + j) * heads_kv + h) * head_dim; }
   size_t lse_at(int b, int h, int i) const {
     return (size_t(b) * heads_q + h) * max_seqlen_q() + i;
   }

@@ -16,9 +16,12 @@ namespace fa2::ref {
 // One element of a host tensor, as a double.
 inline double load_element(const fa2_tensor_t &t, int64_t offset) {
   switch (t.dtype) {
-    case FA2_DTYPE_F16: return core::f16_to_float(static_cast<const uint16_t *>(t.data)[offset]);
-    case FA2_DTYPE_BF16: return core::bf16_to_float(static_cast<const uint16_t *>(t.data)[offset]);
-    default: return static_cast<const float *>(t.data)[offset];
+    case FA2_DTYPE_F16:
+      return core::f16_to_float(static_cast<const uint16_t *>(t.data)[offset]);
+    case FA2_DTYPE_BF16:
+      return core::bf16_to_float(static_cast<const uint16_t *>(t.data)[offset]);
+    default:
+      return static_cast<const float *>(t.data)[offset];
   }
 }
 

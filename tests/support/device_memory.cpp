@@ -21,7 +21,9 @@ class HostMemory final : public DeviceMemory {
     return p;
   }
   void release(void *p) override { std::free(p); }
-  void to_device(void *dst, const void *src, size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void to_device(void *dst, const void *src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
   void to_host(void *dst, const void *src, size_t bytes) override { std::memcpy(dst, src, bytes); }
   void synchronize() override {}
 
@@ -50,7 +52,8 @@ std::unique_ptr<DeviceMemory> make_host_memory() { return std::make_unique<HostM
 
 std::unique_ptr<DeviceMemory> memory_for(fa2_backend_t backend) {
   switch (backend) {
-    case FA2_BACKEND_CPU: return make_host_memory();
+    case FA2_BACKEND_CPU:
+      return make_host_memory();
     case FA2_BACKEND_CUDA:
 #ifdef FA2_TEST_CUDA_MEMORY
       return make_cuda_memory();
@@ -69,7 +72,8 @@ std::unique_ptr<DeviceMemory> memory_for(fa2_backend_t backend) {
 #else
       return std::make_unique<AbsentMemory>("tests/support/device_memory_kokkos.cpp is not built");
 #endif
-    default: return std::make_unique<AbsentMemory>("unknown backend");
+    default:
+      return std::make_unique<AbsentMemory>("unknown backend");
   }
 }
 

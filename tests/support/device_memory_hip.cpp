@@ -3,7 +3,7 @@
 // reason, when hipGetDeviceCount fails or finds no device (no AMD GPU or no
 // amdgpu driver), so the suite reports the HIP cases as skipped.
 #ifndef __HIP_PLATFORM_AMD__
-#  define __HIP_PLATFORM_AMD__ 1
+#define __HIP_PLATFORM_AMD__ 1
 #endif
 #include <hip/hip_runtime_api.h>
 

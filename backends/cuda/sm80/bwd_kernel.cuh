@@ -182,9 +182,15 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
       float *dq_row = scratch.dq_accum +
                       core::row_stat_index(p, item.batch, head_q, row) * p.head_dim;
 #pragma unroll
-      for (int c = 0; c < K::kDqCols / 4; ++c) {
-        const int col = dq_col0 + 8 * (c / 2) + 2 * in_quad + c % 2;
-        if (col < p.head_dim) atomicAdd(dq_row + col, dq[h][c]);
+      for (int t = 0; t < K::kDqCols / 8; ++t) {
+        const int col = dq_col0 + 8 * t + 2 * in_quad;  // even: 8-byte aligned
+        if (col >= p.head_dim) continue;
+#if __CUDA_ARCH__ >= 900
+        atomicAdd(reinterpret_cast<float2 *>(dq_row + col), make_float2(dq[h][2 * t], dq[h][2 * t + 1]));
+#else
+        atomicAdd(dq_row + col, dq[h][2 * t]);
+        atomicAdd(dq_row + col + 1, dq[h][2 * t + 1]);
+#endif
       }
     }
   }

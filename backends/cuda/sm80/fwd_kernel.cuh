@@ -24,6 +24,9 @@ struct FwdKernel {
   static constexpr int kThreads = kWarps * 32;
   static constexpr int kWarpRows = kBlockM / kWarps;
   static constexpr int kSlabs = kWarpRows / 16;
+  // Q K^T fully unrolled only where a warp's registers allow it (one slab,
+  // head dim <= 128: no spills); elsewhere the k loop stays rolled.
+  static constexpr int kUnrollK = kSlabs == 1 && kHeadDim <= 128 ? kHeadDim / 16 : 1;
   static_assert(kWarpRows % 16 == 0 && kStages >= 2, "bad forward tile plan");
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using KVTile = SmemTile<kBlockN, kHeadDim>;
@@ -98,7 +101,12 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   float o[kSlabs][2][kHeadDim / 4];
   zero<kSlabs, kHeadDim>(o);
+  // Assigned explicitly: nvcc 13.0 left the default member initializers of
+  // the second slab's RowStates out (row_max started at 0, not -inf; seen
+  // in the PTX), which skewed P's rounding and could underflow whole rows.
   core::RowState row_state[kSlabs][2];
+#pragma unroll
+  for (int sl = 0; sl < kSlabs; ++sl) row_state[sl][0] = row_state[sl][1] = core::RowState{};
   const QuadRowReduce reduce;
   const int warp_row0 = warp * K::kWarpRows;
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
@@ -113,7 +121,8 @@ __global__ void __launch_bounds__(kWarps * 32)
 
     float s[kSlabs][2][kBlockN / 4];
     zero<kSlabs, kBlockN>(s);
-    gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim>(s, sQ, warp_row0, sK_i, 0, lane);
+    gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, sQ, warp_row0, sK_i, 0,
+                                                                     lane);
 
     if (core::tile_needs_mask(mask, item.m_block, n_block, kBlockM, kBlockN)) {
 #pragma unroll

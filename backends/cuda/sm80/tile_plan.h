@@ -17,8 +17,8 @@ constexpr core::TilePlan sm80_fwd_plan(int head_dim) {
     case 64: return {128, 64, 64, 4, 2};
     case 96: return {128, 64, 96, 8, 2};
     case 128: return {128, 64, 128, 8, 2};
-    case 192: return {128, 64, 192, 8, 2};
-    case 256: return {128, 32, 256, 8, 2};
+    case 192: return {128, 32, 192, 8, 2};
+    case 256: return {128, 16, 256, 8, 2};
     default: return {0, 0, 0, 0, 0};
   }
 }
@@ -39,10 +39,10 @@ constexpr BwdPlan sm80_bwd_plan(int head_dim) {
   switch (head_dim) {
     case 32: return {64, 128, 1, 2};
     case 64: return {64, 128, 1, 2};
-    case 96: return {64, 128, 1, 2};
+    case 96: return {32, 64, 1, 2};
     case 128: return {32, 128, 1, 2};
     case 192: return {32, 64, 2, 1};
-    case 256: return {32, 64, 2, 1};
+    case 256: return {16, 64, 2, 1};
     default: return {0, 0, 0, 0};
   }
 }

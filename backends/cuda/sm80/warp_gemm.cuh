@@ -39,11 +39,13 @@ __device__ inline void zero(float (&acc)[kSlabs][2][kN / 4]) {
       for (int c = 0; c < kN / 4; ++c) acc[s][h][c] = 0.f;
 }
 
-// acc[s] += A[a_row0 + 16 s .., 0..kK) * B[b_row0 .. + kN, 0..kK)^T
-template <class T, class ATile, class BTile, int kSlabs, int kN, int kK>
+// acc[s] += A[a_row0 + 16 s .., 0..kK) * B[b_row0 .. + kN, 0..kK)^T.
+// The k loop only moves addresses: kUnrollK trades the overlap of the next
+// step's loads against registers (1 where the caller's registers are tight).
+template <class T, class ATile, class BTile, int kSlabs, int kN, int kK, int kUnrollK = 1>
 __device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], const T *sA, int a_row0,
                                const T *sB, int b_row0, int lane) {
-#pragma unroll 1
+#pragma unroll kUnrollK
   for (int kk = 0; kk < kK / 16; ++kk) {
     uint32_t a[kSlabs][4];
 #pragma unroll

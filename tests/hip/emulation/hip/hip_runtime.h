@@ -69,7 +69,7 @@ struct Workgroup {
   std::vector<Wave> waves;
 };
 
-inline thread_local Dim3 thread_idx, block_idx, block_dim;
+inline thread_local Dim3 thread_idx, block_idx, block_dim, grid_dim;
 inline thread_local Workgroup *workgroup = nullptr;
 
 inline Wave &my_wave() { return workgroup->waves[thread_idx.x / fa2::hip::isa::kLanes]; }
@@ -97,7 +97,8 @@ Acc mfma(Operand a, Operand b, Acc c) {
   const IsaTable &isa = table(M);
   Wave &wave = my_wave();
   const int lane = my_lane();
-  for (int e = 0; e < kItems; ++e) wave.a[lane][e] = to_float(a[e]), wave.b[lane][e] = to_float(b[e]);
+  for (int e = 0; e < kItems; ++e)
+    wave.a[lane][e] = to_float(a[e]), wave.b[lane][e] = to_float(b[e]);
   wave.barrier.wait();
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < M; ++j) {
@@ -138,6 +139,7 @@ void launch(Kernel kernel, unsigned grid, unsigned threads, const Args &...args)
     for (unsigned t = 0; t < threads; ++t)
       team.emplace_back([&, t] {
         thread_idx = {t, 0, 0}, block_idx = {block, 0, 0}, block_dim = {threads, 1, 1};
+        grid_dim = {grid, 1, 1};
         workgroup = &group;
         kernel(args...);
         my_wave().barrier.leave();
@@ -152,11 +154,13 @@ void launch(Kernel kernel, unsigned grid, unsigned threads, const Args &...args)
 #define threadIdx (::fa2_emu::thread_idx)
 #define blockIdx (::fa2_emu::block_idx)
 #define blockDim (::fa2_emu::block_dim)
+#define gridDim (::fa2_emu::grid_dim)
 #define __syncthreads() ::fa2_emu::syncthreads()
 #define __shfl_xor(x, offset, width) ::fa2_emu::shfl_xor((x), (offset))
 #define atomicAdd(address, value) ::fa2_emu::atomic_add((address), (value))
 #define __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, cbsz, abid, blgp) ::fa2_emu::mfma<32>(a, b, c)
-#define __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, cbsz, abid, blgp) ::fa2_emu::mfma<16>(a, b, c)
+#define __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, cbsz, abid, blgp) \
+  ::fa2_emu::mfma<16>(a, b, c)
 #define __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, cbsz, abid, blgp) \
   ::fa2_emu::mfma<32>(a, b, c)
 #define __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(a, b, c, cbsz, abid, blgp) \
