@@ -65,8 +65,10 @@ std::vector<uint8_t> DeviceBuffer::download() const {
   return host;
 }
 
-Buffer::Buffer(DeviceMemory &memory, fa2_dtype_t dtype, int64_t elements)
-    : dtype(dtype), host(size_t(elements) * dtype_bytes(dtype)), device(memory, host.size()) {
+Buffer::Buffer(DeviceMemory &memory, fa2_dtype_t element_type, int64_t elements)
+    : dtype(element_type),
+      host(size_t(elements) * dtype_bytes(element_type)),
+      device(memory, host.size()) {
   poison(host, dtype);
 }
 

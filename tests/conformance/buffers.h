@@ -42,7 +42,7 @@ struct Buffer {
   fa2_dtype_t dtype;
   std::vector<uint8_t> host;
   DeviceBuffer device;
-  Buffer(DeviceMemory &memory, fa2_dtype_t dtype, int64_t elements);
+  Buffer(DeviceMemory &memory, fa2_dtype_t element_type, int64_t elements);
 };
 
 enum class Operand { q, k, v, out, dout, dq, dk, dv, count };

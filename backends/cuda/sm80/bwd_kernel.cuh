@@ -35,9 +35,8 @@ struct BwdKernel {
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using DsTile = SmemTile<kBlockN, kBlockM>;  // dS^T: [key][query]
-  static constexpr int kSmemBytes =
-      int(sizeof(T)) * (2 * KVTile::kElems + 2 * kStages * QTile::kElems + DsTile::kElems) +
-      int(sizeof(float)) * 2 * kStages * kBlockM;
+  static constexpr int kSmemBytes = 2 * KVTile::kBytes + 2 * kStages * QTile::kBytes +
+                                    DsTile::kBytes + int(sizeof(float)) * 2 * kStages * kBlockM;
 };
 
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages>
@@ -48,12 +47,13 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
   using QTile = typename K::QTile;
   using DsTile = typename K::DsTile;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *sK = reinterpret_cast<T *>(smem_raw);
-  T *sV = sK + KVTile::kElems;
-  T *sQ = sV + KVTile::kElems;               // kStages tiles
-  T *sdO = sQ + kStages * QTile::kElems;     // kStages tiles
-  T *sdS = sdO + kStages * QTile::kElems;
-  float *sLse = reinterpret_cast<float *>(sdS + DsTile::kElems);  // kStages x kBlockM, log2 units
+  const uint32_t sK = smem_address(smem_raw);
+  const uint32_t sV = sK + KVTile::kBytes;
+  const uint32_t sQ = sV + KVTile::kBytes;             // kStages tiles
+  const uint32_t sdO = sQ + kStages * QTile::kBytes;   // kStages tiles
+  const uint32_t sdS = sdO + kStages * QTile::kBytes;
+  const int stats_offset = 2 * KVTile::kBytes + 2 * kStages * QTile::kBytes + DsTile::kBytes;
+  float *sLse = reinterpret_cast<float *>(smem_raw + stats_offset);  // kStages x kBlockM, log2 units
   float *sDelta = sLse + kStages * kBlockM;
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -86,9 +86,9 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
                    core::row_offset(p.q, item.batch, seq.q_row0, row0, head_q);
       const T *dout = static_cast<const T *>(p.dout.data) +
                       core::row_offset(p.dout, item.batch, seq.q_row0, row0, head_q);
-      load_tile_async<QTile, K::kThreads>(sQ + stage * QTile::kElems, q, p.q.stride_seq,
+      load_tile_async<QTile, K::kThreads>(sQ + stage * QTile::kBytes, q, p.q.stride_seq,
                                           seq.seqlen_q - row0, p.head_dim, tid);
-      load_tile_async<QTile, K::kThreads>(sdO + stage * QTile::kElems, dout, p.dout.stride_seq,
+      load_tile_async<QTile, K::kThreads>(sdO + stage * QTile::kBytes, dout, p.dout.stride_seq,
                                           seq.seqlen_q - row0, p.head_dim, tid);
       for (int r = tid; r < kBlockM; r += K::kThreads) {
         // Rows past the sequence get lse +inf: their p is exactly 0.
@@ -129,8 +129,8 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
     __syncthreads();
     if constexpr (kStages > 1) load_q(i + kStages - 1);
     const int stage = i % kStages;
-    const T *sQ_i = sQ + stage * QTile::kElems;
-    const T *sdO_i = sdO + stage * QTile::kElems;
+    const uint32_t sQ_i = sQ + stage * QTile::kBytes;
+    const uint32_t sdO_i = sdO + stage * QTile::kBytes;
     const float *lse_i = sLse + stage * kBlockM;
     const float *delta_i = sDelta + stage * kBlockM;
     const int head_q = item.head_kv * p.group_size + i / num_m;
@@ -155,17 +155,24 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
         dpt[0][h][c] = prob * (dpt[0][h][c] - delta_i[query]);  // now dS^T (unscaled)
       }
     }
-    gemm_rn<T, QTile, 1, K::kDCols, kBlockM>(dv, pt, sdO_i, d0, lane);
-    gemm_rn<T, QTile, 1, K::kDCols, kBlockM>(dk, dpt, sQ_i, d0, lane);
+    // Both packed to b16 once, as the A operands of dV and dK and as the
+    // dS^T published below; the fp32 values die here.
+    PackedA<1, kBlockM> pt_frag, dst_frag;
+    pack_acc<T, 1, kBlockM>(pt_frag, pt);
+    pack_acc<T, 1, kBlockM>(dst_frag, dpt);
+    gemm_rn<T, QTile, 1, K::kDCols, kBlockM>(dv, pt_frag, sdO_i, d0, lane);
+    gemm_rn<T, QTile, 1, K::kDCols, kBlockM>(dk, dst_frag, sQ_i, d0, lane);
 
     if (d0 == 0) {  // one warp per key slab publishes dS^T
+      // Fragment register r of k-step kk: row group + 8 (r % 2), columns
+      // 16 kk + 8 (r / 2) + 2 in_quad (pack_acc's layout).
+      const uint32_t ds_lane = DsTile::addr(sdS, 16 * key_slab + group, 2 * in_quad);
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
+      for (int kk = 0; kk < kBlockM / 16; ++kk)
 #pragma unroll
-        for (int t = 0; t < kBlockM / 8; ++t)
-          *reinterpret_cast<uint32_t *>(
-              sdS + DsTile::offset(16 * key_slab + 8 * h + group, 8 * t + 2 * in_quad)) =
-              Element<T>::pack(dpt[0][h][2 * t], dpt[0][h][2 * t + 1]);
+        for (int r = 0; r < 4; ++r)
+          st_shared_b32(ds_lane + 2 * DsTile::offset(8 * (r % 2), 16 * kk + 8 * (r / 2)),
+                        dst_frag[0][kk][r]);
     }
     __syncthreads();
 

@@ -30,8 +30,7 @@ struct FwdKernel {
   static_assert(kWarpRows % 16 == 0 && kStages >= 2, "bad forward tile plan");
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using KVTile = SmemTile<kBlockN, kHeadDim>;
-  static constexpr int kSmemBytes =
-      int(sizeof(T)) * (QTile::kElems + 2 * kStages * KVTile::kElems);
+  static constexpr int kSmemBytes = QTile::kBytes + 2 * kStages * KVTile::kBytes;
 };
 
 // Rows with no visible key at all: output 0, lse -inf.
@@ -54,9 +53,9 @@ __global__ void __launch_bounds__(kWarps * 32)
   using KVTile = typename K::KVTile;
   constexpr int kSlabs = K::kSlabs;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *sQ = reinterpret_cast<T *>(smem_raw);
-  T *sK = sQ + QTile::kElems;               // kStages tiles
-  T *sV = sK + kStages * KVTile::kElems;    // kStages tiles
+  const uint32_t sQ = smem_address(smem_raw);
+  const uint32_t sK = sQ + QTile::kBytes;             // kStages tiles
+  const uint32_t sV = sK + kStages * KVTile::kBytes;  // kStages tiles
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const core::FwdItem item = core::fwd_item(p, kBlockM, blockIdx.x);
@@ -89,9 +88,9 @@ __global__ void __launch_bounds__(kWarps * 32)
     if (i < num_blocks) {
       const int key0 = (blocks.end - 1 - i) * kBlockN;
       const int stage = i % kStages;
-      load_tile_async<KVTile, K::kThreads>(sK + stage * KVTile::kElems, k + key0 * p.k.stride_seq,
+      load_tile_async<KVTile, K::kThreads>(sK + stage * KVTile::kBytes, k + key0 * p.k.stride_seq,
                                            p.k.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
-      load_tile_async<KVTile, K::kThreads>(sV + stage * KVTile::kElems, v + key0 * p.v.stride_seq,
+      load_tile_async<KVTile, K::kThreads>(sV + stage * KVTile::kBytes, v + key0 * p.v.stride_seq,
                                            p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
     }
     cp_async_commit();  // empty groups keep the wait counts uniform
@@ -115,8 +114,8 @@ __global__ void __launch_bounds__(kWarps * 32)
     cp_async_wait<kStages - 2>();
     __syncthreads();  // block i is visible to all; the stage of block i-1 is free
     load_kv(i + kStages - 1);
-    const T *sK_i = sK + (i % kStages) * KVTile::kElems;
-    const T *sV_i = sV + (i % kStages) * KVTile::kElems;
+    const uint32_t sK_i = sK + (i % kStages) * KVTile::kBytes;
+    const uint32_t sV_i = sV + (i % kStages) * KVTile::kBytes;
     const int n_block = blocks.end - 1 - i;
 
     float s[kSlabs][2][kBlockN / 4];
@@ -147,7 +146,9 @@ __global__ void __launch_bounds__(kWarps * 32)
 #pragma unroll
         for (int c = 0; c < kHeadDim / 4; ++c) o[sl][h][c] *= correction;
       }
-    gemm_rn<T, KVTile, kSlabs, kHeadDim, kBlockN>(o, s, sV_i, 0, lane);
+    PackedA<kSlabs, kBlockN> p_frag;  // P in b16: the fp32 scores die here
+    pack_acc<T, kSlabs, kBlockN>(p_frag, s);
+    gemm_rn<T, KVTile, kSlabs, kHeadDim, kBlockN>(o, p_frag, sV_i, 0, lane);
   }
   cp_async_wait<0>();  // nothing may stay in flight past the kernel's end
 

@@ -17,8 +17,13 @@ struct SmemTile {
   static constexpr int kCols = kCols_;
   static constexpr int kStride = kCols + 8;  // elements
   static constexpr int kElems = kRows * kStride;
+  static constexpr int kBytes = 2 * kElems;
   static_assert(kCols % 8 == 0, "rows are copied in 16-byte chunks");
   __device__ static constexpr int offset(int row, int col) { return row * kStride + col; }
+  // Byte address of (row, col) in the tile at shared address `base`.
+  __device__ static constexpr uint32_t addr(uint32_t base, int row, int col) {
+    return base + 2u * uint32_t(offset(row, col));
+  }
 };
 
 // Cooperative asynchronous copy of one tile from rows of a strided tensor.
@@ -26,19 +31,38 @@ struct SmemTile {
 // head dims and ragged sequence ends need no copy and no branch later.
 // `gmem` points at row 0 of the tile, which always exists.
 template <class Tile, int kThreads, class T>
-__device__ inline void load_tile_async(T *smem, const T *gmem, int64_t row_stride,
+__device__ inline void load_tile_async(uint32_t smem, const T *gmem, int64_t row_stride,
                                        int rows_valid, int cols_valid, int tid) {
   constexpr int kChunksPerRow = Tile::kCols / 8;
   constexpr int kChunks = Tile::kRows * kChunksPerRow;
+  if constexpr (kThreads % kChunksPerRow == 0) {
+    // Each thread keeps one column and walks down the rows with one 64-bit
+    // pointer. (Computing row * row_stride per chunk let the compiler hoist
+    // one 64-bit offset per chunk out of the kernels' main loops: two
+    // registers each, 32+ in all, which is what pushed them into spills.)
+    constexpr int kRowStep = kThreads / kChunksPerRow;
+    const int row0 = tid / kChunksPerRow, col = (tid % kChunksPerRow) * 8;
+    const T *src = gmem + row0 * row_stride + col;
+    const int64_t step = kRowStep * row_stride;
 #pragma unroll
-  for (int it = 0; it < (kChunks + kThreads - 1) / kThreads; ++it) {
-    const int chunk = it * kThreads + tid;
-    if (kChunks % kThreads != 0 && chunk >= kChunks) break;
-    const int row = chunk / kChunksPerRow;
-    const int col = (chunk % kChunksPerRow) * 8;
-    const bool valid = row < rows_valid && col < cols_valid;
-    const T *src = valid ? gmem + row * row_stride + col : gmem;
-    cp_async_16(smem + Tile::offset(row, col), src, valid);
+    for (int it = 0; it < (Tile::kRows + kRowStep - 1) / kRowStep; ++it) {
+      const int row = row0 + it * kRowStep;
+      if (Tile::kRows % kRowStep != 0 && row >= Tile::kRows) break;
+      const bool valid = row < rows_valid && col < cols_valid;
+      cp_async_16(Tile::addr(smem, row, col), valid ? src : gmem, valid);
+      src += step;
+    }
+  } else {
+#pragma unroll
+    for (int it = 0; it < (kChunks + kThreads - 1) / kThreads; ++it) {
+      const int chunk = it * kThreads + tid;
+      if (kChunks % kThreads != 0 && chunk >= kChunks) break;
+      const int row = chunk / kChunksPerRow;
+      const int col = (chunk % kChunksPerRow) * 8;
+      const bool valid = row < rows_valid && col < cols_valid;
+      const T *src = valid ? gmem + row * row_stride + col : gmem;
+      cp_async_16(Tile::addr(smem, row, col), src, valid);
+    }
   }
 }
 

@@ -78,6 +78,9 @@ struct Element<__nv_bfloat16> {
   __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 };
 
+// Shared memory is addressed by 32-bit offsets in the shared window
+// (cvta once per kernel), not by generic 64-bit pointers: every live
+// address then costs one register instead of two.
 __device__ inline uint32_t smem_address(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
@@ -85,10 +88,10 @@ __device__ inline uint32_t smem_address(const void *p) {
 // 16 bytes global -> shared, bypassing L1. When `valid` is false nothing is
 // read and the destination is zero-filled: this is how rows past the end of
 // a sequence and head-dim columns past the caller's head_dim become zeros.
-__device__ inline void cp_async_16(void *smem, const void *gmem, bool valid) {
+__device__ inline void cp_async_16(uint32_t smem, const void *gmem, bool valid) {
   const int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(smem)),
-               "l"(gmem), "r"(src_bytes));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem), "l"(gmem),
+               "r"(src_bytes));
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int kPending>
@@ -96,18 +99,22 @@ __device__ inline void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
+__device__ inline void st_shared_b32(uint32_t smem, uint32_t x) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(smem), "r"(x) : "memory");
+}
+
 // Four 8x8 b16 matrices; lanes 8i..8i+7 give the row addresses of matrix i,
 // and register i receives matrix i (row lane/4, columns 2*(lane%4)+{0,1}).
-__device__ inline void ldmatrix_x4(uint32_t (&r)[4], const void *smem) {
+__device__ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_address(smem)));
+               : "r"(smem));
 }
 // Transposed: register i receives column lane/4, rows 2*(lane%4)+{0,1}.
-__device__ inline void ldmatrix_x4_trans(uint32_t (&r)[4], const void *smem) {
+__device__ inline void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_address(smem)));
+               : "r"(smem));
 }
 
 }  // namespace fa2::cuda

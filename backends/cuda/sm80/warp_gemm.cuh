@@ -6,7 +6,7 @@
 //
 // Operand sources, named by how the tile sits in shared memory:
 //   gemm_nt:  A [m][k] and B [n][k]     (Q K^T, K Q^T, V dO^T)
-//   gemm_rn:  A in registers (a previous accumulator, re-packed to b16),
+//   gemm_rn:  A in registers (a previous accumulator packed to b16, pack_acc),
 //             B [k][n] read transposed  (P V, P^T dO, dS^T Q)
 //   gemm_tt:  A [k][m] and B [k][n], both read transposed (dS K)
 #pragma once
@@ -40,22 +40,23 @@ __device__ inline void zero(float (&acc)[kSlabs][2][kN / 4]) {
 }
 
 // acc[s] += A[a_row0 + 16 s .., 0..kK) * B[b_row0 .. + kN, 0..kK)^T.
-// The k loop only moves addresses: kUnrollK trades the overlap of the next
-// step's loads against registers (1 where the caller's registers are tight).
+// sA / sB are shared addresses (smem_address). The k loop only moves
+// addresses: kUnrollK trades the overlap of the next step's loads against
+// registers (1 where the caller's registers are tight).
 template <class T, class ATile, class BTile, int kSlabs, int kN, int kK, int kUnrollK = 1>
-__device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], const T *sA, int a_row0,
-                               const T *sB, int b_row0, int lane) {
+__device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int a_row0,
+                               uint32_t sB, int b_row0, int lane) {
+  const uint32_t a_lane = ATile::addr(sA, a_row0 + lane % 16, (lane / 16) * 8);
+  const uint32_t b_lane = BTile::addr(sB, b_row0 + lane % 8 + (lane / 16) * 8, ((lane / 8) % 2) * 8);
 #pragma unroll kUnrollK
   for (int kk = 0; kk < kK / 16; ++kk) {
     uint32_t a[kSlabs][4];
 #pragma unroll
-    for (int s = 0; s < kSlabs; ++s)
-      ldmatrix_x4(a[s], sA + ATile::offset(a_row0 + 16 * s + lane % 16, 16 * kk + (lane / 16) * 8));
+    for (int s = 0; s < kSlabs; ++s) ldmatrix_x4(a[s], a_lane + 2 * ATile::offset(16 * s, 16 * kk));
 #pragma unroll
     for (int np = 0; np < kN / 16; ++np) {
       uint32_t b[4];
-      ldmatrix_x4(b, sB + BTile::offset(b_row0 + 16 * np + lane % 8 + (lane / 16) * 8,
-                                        16 * kk + ((lane / 8) % 2) * 8));
+      ldmatrix_x4(b, b_lane + 2 * BTile::offset(16 * np, 16 * kk));
 #pragma unroll
       for (int s = 0; s < kSlabs; ++s) {
         mma_into<T, kN>(acc[s], 2 * np, a[s], b[0], b[1]);
@@ -65,36 +66,46 @@ __device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], const T *sA, int
   }
 }
 
-// The A fragment for k-columns [16 kk, 16 kk + 16) of an accumulator: the
-// C layout of two neighbouring n-tiles is exactly the A layout of m16k16,
-// so probabilities never leave registers between the two GEMMs.
-template <class T, int kK>
-__device__ inline void a_from_acc(uint32_t (&a)[4], const float (&acc)[2][kK / 4], int kk) {
-  a[0] = Element<T>::pack(acc[0][4 * kk], acc[0][4 * kk + 1]);
-  a[1] = Element<T>::pack(acc[1][4 * kk], acc[1][4 * kk + 1]);
-  a[2] = Element<T>::pack(acc[0][4 * kk + 2], acc[0][4 * kk + 3]);
-  a[3] = Element<T>::pack(acc[1][4 * kk + 2], acc[1][4 * kk + 3]);
+// An accumulator as the A operand of the next GEMM, packed to b16 as soon
+// as it is final so that its fp32 registers die early. Fragment kk holds
+// k-columns [16 kk, 16 kk + 16): the C layout of two neighbouring n-tiles
+// is exactly the A layout of m16k16, so probabilities never leave
+// registers between the two GEMMs. Element-wise the same rounding as
+// packing at the point of use.
+template <int kSlabs, int kK>
+using PackedA = uint32_t[kSlabs][kK / 16][4];
+
+template <class T, int kSlabs, int kK>
+__device__ inline void pack_acc(uint32_t (&a)[kSlabs][kK / 16][4],
+                                const float (&acc)[kSlabs][2][kK / 4]) {
+#pragma unroll
+  for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+    for (int kk = 0; kk < kK / 16; ++kk) {
+      a[s][kk][0] = Element<T>::pack(acc[s][0][4 * kk], acc[s][0][4 * kk + 1]);
+      a[s][kk][1] = Element<T>::pack(acc[s][1][4 * kk], acc[s][1][4 * kk + 1]);
+      a[s][kk][2] = Element<T>::pack(acc[s][0][4 * kk + 2], acc[s][0][4 * kk + 3]);
+      a[s][kk][3] = Element<T>::pack(acc[s][1][4 * kk + 2], acc[s][1][4 * kk + 3]);
+    }
 }
 
-// acc[s] += A_s (registers, kK columns) * B[0..kK, b_col0 .. + kN)
+// acc[s] += A_s (packed registers, kK columns) * B[0..kK, b_col0 .. + kN)
 template <class T, class BTile, int kSlabs, int kN, int kK>
 __device__ inline void gemm_rn(float (&acc)[kSlabs][2][kN / 4],
-                               const float (&a_acc)[kSlabs][2][kK / 4], const T *sB, int b_col0,
+                               const uint32_t (&a)[kSlabs][kK / 16][4], uint32_t sB, int b_col0,
                                int lane) {
+  const uint32_t b_lane =
+      BTile::addr(sB, lane % 8 + ((lane / 8) % 2) * 8, b_col0 + (lane / 16) * 8);
 #pragma unroll
   for (int kk = 0; kk < kK / 16; ++kk) {
-    uint32_t a[kSlabs][4];
-#pragma unroll
-    for (int s = 0; s < kSlabs; ++s) a_from_acc<T, kK>(a[s], a_acc[s], kk);
 #pragma unroll
     for (int np = 0; np < kN / 16; ++np) {
       uint32_t b[4];
-      ldmatrix_x4_trans(b, sB + BTile::offset(16 * kk + lane % 8 + ((lane / 8) % 2) * 8,
-                                              b_col0 + 16 * np + (lane / 16) * 8));
+      ldmatrix_x4_trans(b, b_lane + 2 * BTile::offset(16 * kk, 16 * np));
 #pragma unroll
       for (int s = 0; s < kSlabs; ++s) {
-        mma_into<T, kN>(acc[s], 2 * np, a[s], b[0], b[1]);
-        mma_into<T, kN>(acc[s], 2 * np + 1, a[s], b[2], b[3]);
+        mma_into<T, kN>(acc[s], 2 * np, a[s][kk], b[0], b[1]);
+        mma_into<T, kN>(acc[s], 2 * np + 1, a[s][kk], b[2], b[3]);
       }
     }
   }
@@ -102,18 +113,19 @@ __device__ inline void gemm_rn(float (&acc)[kSlabs][2][kN / 4],
 
 // acc += A[0..kK, a_col0 .. +16)^T * B[0..kK, b_col0 .. + kN)   (one slab)
 template <class T, class ATile, class BTile, int kN, int kK>
-__device__ inline void gemm_tt(float (&acc)[2][kN / 4], const T *sA, int a_col0, const T *sB,
+__device__ inline void gemm_tt(float (&acc)[2][kN / 4], uint32_t sA, int a_col0, uint32_t sB,
                                int b_col0, int lane) {
+  const uint32_t a_lane = ATile::addr(sA, lane % 8 + (lane / 16) * 8, a_col0 + ((lane / 8) % 2) * 8);
+  const uint32_t b_lane =
+      BTile::addr(sB, lane % 8 + ((lane / 8) % 2) * 8, b_col0 + (lane / 16) * 8);
 #pragma unroll 1
   for (int kk = 0; kk < kK / 16; ++kk) {
     uint32_t a[4];
-    ldmatrix_x4_trans(a, sA + ATile::offset(16 * kk + lane % 8 + (lane / 16) * 8,
-                                            a_col0 + ((lane / 8) % 2) * 8));
+    ldmatrix_x4_trans(a, a_lane + 2 * ATile::offset(16 * kk, 0));
 #pragma unroll
     for (int np = 0; np < kN / 16; ++np) {
       uint32_t b[4];
-      ldmatrix_x4_trans(b, sB + BTile::offset(16 * kk + lane % 8 + ((lane / 8) % 2) * 8,
-                                              b_col0 + 16 * np + (lane / 16) * 8));
+      ldmatrix_x4_trans(b, b_lane + 2 * BTile::offset(16 * kk, 16 * np));
       mma_into<T, kN>(acc, 2 * np, a, b[0], b[1]);
       mma_into<T, kN>(acc, 2 * np + 1, a, b[2], b[3]);
     }
