@@ -30,7 +30,15 @@ struct BwdKernel {
   static constexpr int kDCols = kHeadDim / kDSplit;       // dK/dV columns per warp
   static constexpr int kDqRowSlabs = kBlockM / 16;
   static constexpr int kDqCols = kHeadDim / (kWarps / kDqRowSlabs);  // dQ columns per warp
-  static_assert(kDCols % 16 == 0 && kDqCols % 16 == 0 && kWarps % kDqRowSlabs == 0,
+  // A warp holding whole 128-column rows of dK and dV next to 64-query
+  // blocks is at the 255-register limit: there dP^T and dQ are computed in
+  // 32-column parts (fewer fp32 registers live at once, for a few extra
+  // ldmatrix). Elsewhere the parts would only add loads (d64: -3%).
+  static constexpr bool kInParts = kDCols >= 128 && kBlockM >= 64;
+  static constexpr int kDpPartCols = kInParts ? 32 : kBlockM;  // dP^T queries at a time
+  static constexpr int kDqPartCols = kInParts ? 32 : kDqCols;  // dQ columns at a time
+  static_assert(kDCols % 16 == 0 && kDqCols % 16 == 0 && kWarps % kDqRowSlabs == 0 &&
+                    kBlockM % kDpPartCols == 0 && kDqCols % kDqPartCols == 0,
                 "bad backward tile plan");
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   using QTile = SmemTile<kBlockM, kHeadDim>;
@@ -136,12 +144,9 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
     const int head_q = item.head_kv * p.group_size + i / num_m;
     const int m_block = blocks.begin + i % num_m;
 
-    float pt[1][2][kBlockM / 4], dpt[1][2][kBlockM / 4];
+    float pt[1][2][kBlockM / 4];
     zero<1, kBlockM>(pt);
-    zero<1, kBlockM>(dpt);
     gemm_nt<T, KVTile, QTile, 1, kBlockM, kHeadDim>(pt, sK, 16 * key_slab, sQ_i, 0, lane);
-    gemm_nt<T, KVTile, QTile, 1, kBlockM, kHeadDim>(dpt, sV, 16 * key_slab, sdO_i, 0, lane);
-
     const bool needs_mask = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -149,17 +154,39 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
 #pragma unroll
       for (int c = 0; c < kBlockM / 4; ++c) {
         const int query = 8 * (c / 2) + 2 * in_quad + c % 2;  // within the block
-        float prob = core::prob_from_lse(pt[0][h][c], p.scale_log2, lse_i[query]);
-        if (needs_mask && !mask.visible(m_block * kBlockM + query, key)) prob = 0.f;
-        pt[0][h][c] = prob;
-        dpt[0][h][c] = prob * (dpt[0][h][c] - delta_i[query]);  // now dS^T (unscaled)
+        const float prob = core::prob_from_lse(pt[0][h][c], p.scale_log2, lse_i[query]);
+        pt[0][h][c] = needs_mask && !mask.visible(m_block * kBlockM + query, key) ? 0.f : prob;
       }
     }
-    // Both packed to b16 once, as the A operands of dV and dK and as the
-    // dS^T published below; the fp32 values die here.
-    PackedA<1, kBlockM> pt_frag, dst_frag;
+    // dP^T = V dO^T in parts of K::kDpPartCols queries, each turned into
+    // dS^T (unscaled) and packed to b16 at once, so that only one part is
+    // live in fp32 next to P^T and dK / dV (this kernel's register peak).
+    PackedA<1, kBlockM> dst_frag;
+#pragma unroll
+    for (int part = 0; part < kBlockM / K::kDpPartCols; ++part) {
+      float dpt[1][2][K::kDpPartCols / 4];
+      zero<1, K::kDpPartCols>(dpt);
+      gemm_nt<T, KVTile, QTile, 1, K::kDpPartCols, kHeadDim>(dpt, sV, 16 * key_slab, sdO_i,
+                                                             part * K::kDpPartCols, lane);
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int c = 0; c < K::kDpPartCols / 4; ++c) {
+          const int col = part * K::kDpPartCols / 4 + c;  // in pt
+          const int query = 8 * (col / 2) + 2 * in_quad + col % 2;
+          dpt[0][h][c] = pt[0][h][col] * (dpt[0][h][c] - delta_i[query]);
+        }
+      PackedA<1, K::kDpPartCols> dst_part;
+      pack_acc<T, 1, K::kDpPartCols>(dst_part, dpt);
+#pragma unroll
+      for (int kk = 0; kk < K::kDpPartCols / 16; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          dst_frag[0][part * K::kDpPartCols / 16 + kk][r] = dst_part[0][kk][r];
+    }
+    // P^T packed to b16 as the A operand of dV; its fp32 values die here.
+    PackedA<1, kBlockM> pt_frag;
     pack_acc<T, 1, kBlockM>(pt_frag, pt);
-    pack_acc<T, 1, kBlockM>(dst_frag, dpt);
     gemm_rn<T, QTile, 1, K::kDCols, kBlockM>(dv, pt_frag, sdO_i, d0, lane);
     gemm_rn<T, QTile, 1, K::kDCols, kBlockM>(dk, dst_frag, sQ_i, d0, lane);
 
@@ -176,28 +203,34 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
     }
     __syncthreads();
 
-    float dq[2][K::kDqCols / 4];
+    // dQ in parts of K::kDqPartCols columns (see kInParts).
+#pragma unroll 1
+    for (int part_col0 = dq_col0; part_col0 < dq_col0 + K::kDqCols; part_col0 += K::kDqPartCols) {
+      float dq[2][K::kDqPartCols / 4];
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+      for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int c = 0; c < K::kDqCols / 4; ++c) dq[h][c] = 0.f;
-    gemm_tt<T, DsTile, KVTile, K::kDqCols, kBlockN>(dq, sdS, 16 * dq_slab, sK, dq_col0, lane);
+        for (int c = 0; c < K::kDqPartCols / 4; ++c) dq[h][c] = 0.f;
+      gemm_tt<T, DsTile, KVTile, K::kDqPartCols, kBlockN>(dq, sdS, 16 * dq_slab, sK, part_col0,
+                                                          lane);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = m_block * kBlockM + 16 * dq_slab + 8 * h + group;
-      if (row >= seq.seqlen_q) continue;
-      float *dq_row = scratch.dq_accum +
-                      core::row_stat_index(p, item.batch, head_q, row) * p.head_dim;
+      for (int h = 0; h < 2; ++h) {
+        const int row = m_block * kBlockM + 16 * dq_slab + 8 * h + group;
+        if (row >= seq.seqlen_q) continue;
+        float *dq_row = scratch.dq_accum +
+                        core::row_stat_index(p, item.batch, head_q, row) * p.head_dim;
 #pragma unroll
-      for (int t = 0; t < K::kDqCols / 8; ++t) {
-        const int col = dq_col0 + 8 * t + 2 * in_quad;  // even: 8-byte aligned
-        if (col >= p.head_dim) continue;
+        for (int t = 0; t < K::kDqPartCols / 8; ++t) {
+          const int col = part_col0 + 8 * t + 2 * in_quad;  // even: 8-byte aligned
+          if (col >= p.head_dim) continue;
 #if __CUDA_ARCH__ >= 900
-        atomicAdd(reinterpret_cast<float2 *>(dq_row + col), make_float2(dq[h][2 * t], dq[h][2 * t + 1]));
+          atomicAdd(reinterpret_cast<float2 *>(dq_row + col),
+                    make_float2(dq[h][2 * t], dq[h][2 * t + 1]));
 #else
-        atomicAdd(dq_row + col, dq[h][2 * t]);
-        atomicAdd(dq_row + col + 1, dq[h][2 * t + 1]);
+          atomicAdd(dq_row + col, dq[h][2 * t]);
+          atomicAdd(dq_row + col + 1, dq[h][2 * t + 1]);
 #endif
+        }
       }
     }
   }

@@ -40,7 +40,7 @@ constexpr BwdPlan sm80_bwd_plan(int head_dim) {
     case 32: return {64, 128, 1, 2};
     case 64: return {64, 128, 1, 2};
     case 96: return {32, 64, 1, 2};
-    case 128: return {32, 128, 1, 2};
+    case 128: return {64, 128, 1, 2};
     case 192: return {32, 64, 2, 1};
     case 256: return {16, 64, 2, 1};
     default: return {0, 0, 0, 0};
