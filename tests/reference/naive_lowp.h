@@ -85,7 +85,7 @@ NaiveResult naive_lowp(const Problem &p, const std::vector<double> &q, const std
       if (!dout) continue;
       for (int i = 0; i < lq; ++i) {
         const double *dor = &(*dout)[p.q_at(b, i, h)];
-        const double *pr = &prob[size_t(i) * lk];
+        const double *pr = prob.data() + size_t(i) * lk;
         std::vector<double> dprob(static_cast<size_t>(lk));
         float rowsum = 0.f;
         for (int j = 0; j < lk; ++j) {
