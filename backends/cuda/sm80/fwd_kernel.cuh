@@ -7,7 +7,10 @@
 // the end. K/V blocks stream through a kStages-deep cp.async pipeline,
 // walked from the last visible block to the first so that the diagonal
 // (masked) blocks of causal attention come first and the rest run
-// unmasked.
+// unmasked. kStages = 1 is for the large head dims, where two stages of
+// 64-key blocks do not fit in an A100's shared memory: one K and one V
+// buffer, each loaded while the other is in use (FlashAttention-2's sm80
+// scheme): V_i during Q K_i^T, K_{i+1} during the softmax and P V_i.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +30,7 @@ struct FwdKernel {
   // Q K^T fully unrolled only where a warp's registers allow it (one slab,
   // head dim <= 128: no spills); elsewhere the k loop stays rolled.
   static constexpr int kUnrollK = kSlabs == 1 && kHeadDim <= 128 ? kHeadDim / 16 : 1;
-  static_assert(kWarpRows % 16 == 0 && kStages >= 2, "bad forward tile plan");
+  static_assert(kWarpRows % 16 == 0 && kStages >= 1, "bad forward tile plan");
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   static constexpr int kSmemBytes = QTile::kBytes + 2 * kStages * KVTile::kBytes;
@@ -73,7 +76,8 @@ __global__ void __launch_bounds__(kWarps * 32)
     return;
   }
 
-  // Prologue: Q, then the first kStages - 1 K/V blocks, one group each.
+  // Prologue: Q, then the first kStages - 1 K/V blocks, one group each
+  // (kStages = 1: K of the first block).
   const int head_kv = core::kv_head_of(p, item.head_q);
   const T *q = static_cast<const T *>(p.q.data) +
                core::row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q);
@@ -84,19 +88,27 @@ __global__ void __launch_bounds__(kWarps * 32)
   load_tile_async<QTile, K::kThreads>(sQ, q, p.q.stride_seq, rows_valid, p.head_dim, tid);
   cp_async_commit();
   const int num_blocks = blocks.end - blocks.begin;
-  auto load_kv = [&](int i) {  // i-th block visited: key block blocks.end - 1 - i
+  // i-th block visited: key block blocks.end - 1 - i, into stage i % kStages
+  // of sK or sV. Past the last block nothing is loaded, but the group is
+  // still committed: empty groups keep the wait counts uniform.
+  auto load_block = [&](uint32_t tiles, const T *src, int64_t stride, int i) {
     if (i < num_blocks) {
       const int key0 = (blocks.end - 1 - i) * kBlockN;
-      const int stage = i % kStages;
-      load_tile_async<KVTile, K::kThreads>(sK + stage * KVTile::kBytes, k + key0 * p.k.stride_seq,
-                                           p.k.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
-      load_tile_async<KVTile, K::kThreads>(sV + stage * KVTile::kBytes, v + key0 * p.v.stride_seq,
-                                           p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
+      load_tile_async<KVTile, K::kThreads>(tiles + (i % kStages) * KVTile::kBytes,
+                                           src + key0 * stride, stride, seq.seqlen_k - key0,
+                                           p.head_dim, tid);
     }
-    cp_async_commit();  // empty groups keep the wait counts uniform
   };
+  if constexpr (kStages == 1) {
+    load_block(sK, k, p.k.stride_seq, 0);
+    cp_async_commit();
+  }
 #pragma unroll
-  for (int i = 0; i < kStages - 1; ++i) load_kv(i);
+  for (int i = 0; i < kStages - 1; ++i) {
+    load_block(sK, k, p.k.stride_seq, i);
+    load_block(sV, v, p.v.stride_seq, i);
+    cp_async_commit();
+  }
 
   float o[kSlabs][2][kHeadDim / 4];
   zero<kSlabs, kHeadDim>(o);
@@ -111,9 +123,18 @@ __global__ void __launch_bounds__(kWarps * 32)
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
 
   for (int i = 0; i < num_blocks; ++i) {
-    cp_async_wait<kStages - 2>();
-    __syncthreads();  // block i is visible to all; the stage of block i-1 is free
-    load_kv(i + kStages - 1);
+    if constexpr (kStages == 1) {
+      cp_async_wait<0>();
+      __syncthreads();  // K_i is visible to all; every warp is done with V_{i-1}
+      load_block(sV, v, p.v.stride_seq, i);
+      cp_async_commit();
+    } else {
+      cp_async_wait<kStages - 2>();
+      __syncthreads();  // block i is visible to all; the stage of block i-1 is free
+      load_block(sK, k, p.k.stride_seq, i + kStages - 1);
+      load_block(sV, v, p.v.stride_seq, i + kStages - 1);
+      cp_async_commit();
+    }
     const uint32_t sK_i = sK + (i % kStages) * KVTile::kBytes;
     const uint32_t sV_i = sV + (i % kStages) * KVTile::kBytes;
     const int n_block = blocks.end - 1 - i;
@@ -135,6 +156,12 @@ __global__ void __launch_bounds__(kWarps * 32)
             if (!mask.visible(row, col)) s[sl][h][c] = -INFINITY;
           }
         }
+    }
+    if constexpr (kStages == 1) {
+      cp_async_wait<0>();
+      __syncthreads();  // V_i is visible to all; every warp is done with K_i
+      load_block(sK, k, p.k.stride_seq, i + 1);
+      cp_async_commit();
     }
 
 #pragma unroll

@@ -239,7 +239,7 @@ std::vector<Case> cases(bool small) {
   for (fa2_dtype_t t : types) {
     const char *tn = t == FA2_DTYPE_BF16 ? "bf16" : "f16";
     auto name = [&](const char *what, int d) { return std::string(tn) + "/" + what + "/d" + std::to_string(d); };
-    const int dims_small[] = {64, 128, 40};
+    const int dims_small[] = {64, 128, 40, 192, 256};
     const int dims_full[] = {32, 64, 96, 128, 192, 256, 8, 40, 72, 136, 200};
     std::vector<int> dims = small ? std::vector<int>(std::begin(dims_small), std::end(dims_small))
                                   : std::vector<int>(std::begin(dims_full), std::end(dims_full));
