@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "error_rule.h"
 #include "reference.h"
 
 namespace fa2::bench {
@@ -148,14 +149,9 @@ void compare(ErrorCheck &check, double &ref_magnitude, const double *result, con
   }
 }
 
-// The conformance suite's rule (tests/conformance/run_case.h): `factor`
-// times the naive error plus a slack of eps/4 of the magnitude (1e-4 for
-// f32); lse within 1e-3 of max(1, |lse|).
-constexpr double kForwardFactor = 2, kGradientFactor = 3, kLseTolerance = 1e-3;
-
+// The conformance suite's rule (tests/reference/error_rule.h).
 void finish(ErrorCheck &check, double ref_magnitude, fa2_dtype_t dtype, double factor) {
-  const double slack = dtype == FA2_DTYPE_F16 ? 0x1p-10 / 4 : dtype == FA2_DTYPE_BF16 ? 0x1p-7 / 4 : 1e-4;
-  check.tolerance = factor * check.naive_error + slack * std::max(1.0, ref_magnitude);
+  check.tolerance = test::allowed_error(dtype, factor, check.naive_error, ref_magnitude);
 }
 
 std::vector<SampledRow> sample_rows(int batch, int heads, int seqlen, int count, unsigned seed) {
@@ -197,8 +193,8 @@ std::vector<ErrorCheck> check_forward(const HostProblem &hp, int count, unsigned
     const double fa2_lse = ops.lse(rows[r].batch, rows[r].head, rows[r].row);
     compare(lse.check, lse.magnitude, &fa2_lse, &exact.lse[r], &naive_lse, 1);
   }
-  finish(out.check, out.magnitude, hp.q.dtype, kForwardFactor);
-  lse.check.tolerance = kLseTolerance * std::max(1.0, lse.magnitude);
+  finish(out.check, out.magnitude, hp.q.dtype, test::kForwardFactor);
+  lse.check.tolerance = test::kLseTolerance * std::max(1.0, lse.magnitude);
   return {out.check, lse.check};
 }
 
@@ -223,7 +219,7 @@ std::vector<ErrorCheck> check_backward(const HostProblem &hp, int count, unsigne
     dk.add(hp.dk, row, exact.data(), naive.data(), d);
     dv.add(hp.dv, row, exact_v.data(), naive_v.data(), d);
   }
-  for (RowSet *set : {&dq, &dk, &dv}) finish(set->check, set->magnitude, hp.q.dtype, kGradientFactor);
+  for (RowSet *set : {&dq, &dk, &dv}) finish(set->check, set->magnitude, hp.q.dtype, test::kGradientFactor);
   return {dq.check, dk.check, dv.check};
 }
 

@@ -204,18 +204,6 @@ int64_t expect_lse_and_masked_rows(const ref::Problem &p, const std::vector<doub
 
 }  // namespace
 
-double allowed_error(fa2_dtype_t dtype, double factor, double naive_error, double ref_max) {
-  const double magnitude = std::max(1.0, ref_max);
-  switch (dtype) {
-    case FA2_DTYPE_F16:
-      return factor * naive_error + std::ldexp(1.0, -10) * magnitude;
-    case FA2_DTYPE_BF16:
-      return factor * naive_error + std::ldexp(1.0, -7) * magnitude;
-    default:
-      return factor * naive_error + 1e-4 * magnitude;
-  }
-}
-
 CaseReport run_case(const Session &session, const Case &c) {
   CaseReport report;
   Operands ops(session.memory(), c);

@@ -9,6 +9,7 @@
 
 #include "buffers.h"
 #include "case.h"
+#include "error_rule.h"
 #include "session.h"
 
 namespace fa2::test {
@@ -31,16 +32,6 @@ fa2_options_t options_of(const Case &c, const Operands &ops);
 
 // Checks with gtest EXPECT/ASSERT; the report lets a test add its own checks.
 CaseReport run_case(const Session &session, const Case &c);
-
-// The error rule. Low precision: max|ours - ref| <= factor * max|naive - ref|
-// + slack, slack = eps(dtype) * max(1, max|ref|): one ulp at the largest
-// value, FlashAttention's own atol (2 roundings of ref + 0.3). f32: slack
-// 1e-4 * max(1, max|ref|). Factors: 2 for the forward output, 3 for gradients.
-double allowed_error(fa2_dtype_t dtype, double factor, double naive_error, double ref_max);
-inline constexpr double kForwardFactor = 2.0;
-inline constexpr double kGradientFactor = 3.0;
-// lse (float32, natural log) against float64: |ours - ref| <= this * max(1, |ref|).
-inline constexpr double kLseTolerance = 1e-3;
 
 // Host images of out and lse after one forward on fresh inputs seeded by
 // the case (empty if the backend refused it). Same case -> same inputs.
