@@ -27,6 +27,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IMPLEMENTATIONS = ("fa2", "flash", "cudnn", "efficient")
+# fa2 with FA2_CUDA_PATH=sm80: our sm80 kernels on a Hopper GPU (opt-in).
+OPTIONAL_IMPLEMENTATIONS = ("fa2_sm80",)
 DTYPES = ("bf16", "fp16")
 MODES = ("fwd", "bwd")
 
@@ -54,7 +56,8 @@ def parse_args(argv=None):
     p.add_argument("--seqlens", type=int_list, default=[512, 1024, 2048, 4096, 8192, 16384])
     p.add_argument("--modes", type=name_list(MODES), default=list(MODES),
                    help="fwd,bwd (fwd+bwd is reported when both run)")
-    p.add_argument("--impls", type=name_list(IMPLEMENTATIONS), default=list(IMPLEMENTATIONS))
+    p.add_argument("--impls", type=name_list(IMPLEMENTATIONS + OPTIONAL_IMPLEMENTATIONS),
+                   default=list(IMPLEMENTATIONS))
     p.add_argument("--tokens", type=int, default=16384)
     p.add_argument("--hidden", type=int, default=2048)
     p.add_argument("--warmup", type=int, default=25, help="ms of warm-up (do_bench)")
@@ -168,12 +171,21 @@ class Timer:
 def attention_functions(torch, impl, gqa=False):
     """attend(q, k, v, causal) for one implementation on its own layout;
     gqa: fewer K/V heads than query heads."""
-    if impl == "fa2":
+    if impl in ("fa2", "fa2_sm80"):
         package_dir = os.path.join(HERE, "..", "python")
         if package_dir not in sys.path:
             sys.path.insert(0, package_dir)
         import fa2
-        return lambda q, k, v, causal: fa2.flash_attn_func(q, k, v, causal=causal)
+        if impl == "fa2":
+            return lambda q, k, v, causal: fa2.flash_attn_func(q, k, v, causal=causal)
+
+        def attend_sm80(q, k, v, causal):  # the library reads FA2_CUDA_PATH per call
+            os.environ["FA2_CUDA_PATH"] = "sm80"
+            try:
+                return fa2.flash_attn_func(q, k, v, causal=causal)
+            finally:
+                del os.environ["FA2_CUDA_PATH"]
+        return attend_sm80
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
@@ -196,12 +208,12 @@ def measure_shape(torch, timer, args, dtype, d, causal, s, b, h):
                + [base[3].transpose(1, 2).contiguous()]}
     rows, outputs = [], {}
     for impl in args.impls:
-        q, k, v, dout = layouts["fa2" if impl == "fa2" else "sdpa"]
+        q, k, v, dout = layouts["fa2" if impl.startswith("fa2") else "sdpa"]
         fwd_ms = bwd_ms = None
         try:
             attend = attention_functions(torch, impl)
             out = attend(q, k, v, causal)
-            outputs[impl] = out.detach() if impl != "fa2" else out.detach().transpose(1, 2)
+            outputs[impl] = out.detach().transpose(1, 2) if impl.startswith("fa2") else out.detach()
             if "fwd" in args.modes:  # with autograd recording, like the anchors
                 fwd_ms = timer(lambda: attend(q, k, v, causal))
             if "bwd" in args.modes:
@@ -212,7 +224,7 @@ def measure_shape(torch, timer, args, dtype, d, causal, s, b, h):
                            error=(str(e).splitlines() or [type(e).__name__])[0][:160])
         rows.append(row)
     # fa2's output next to the first peer's, so a timing never hides a wrong result.
-    peer = next((i for i in args.impls if i != "fa2" and i in outputs), None)
+    peer = next((i for i in args.impls if not i.startswith("fa2") and i in outputs), None)
     if "fa2" in outputs and peer:
         diff = (outputs["fa2"].float() - outputs[peer].float()).abs().max().item()
         rows[args.impls.index("fa2")]["max_abs_diff_vs_" + peer] = diff
@@ -253,7 +265,7 @@ def measure_decode(torch, timer, args, b, kv):
         row = {"b": b, "kv": kv, "backend": impl}
         try:
             attend = attention_functions(torch, impl, gqa=True)
-            operands = native["fa2" if impl == "fa2" else "sdpa"]
+            operands = native["fa2" if impl.startswith("fa2") else "sdpa"]
             ms = timer(lambda: attend(*operands, False))
             row.update(us=ms * 1e3, tbs=kv_bytes / ms / 1e9)
         except Exception as e:

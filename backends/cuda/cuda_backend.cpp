@@ -2,6 +2,8 @@
 // Kernels and their dispatch live in sm80/ and dispatch.cpp.
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -37,9 +39,20 @@ uint64_t stat_rows(const core::AttnParams &p) {
   return uint64_t(p.batch) * uint64_t(p.heads_q) * uint64_t(p.seqlen_q);
 }
 
+// The Hopper kernels run on compute capability 9.0 exactly (sm_90a code
+// runs nowhere else).
+bool hopper_device(int major, int minor) { return major == 9 && minor == 0; }
+
+// FA2_CUDA_PATH=sm80 keeps calls on the sm80 kernels, to compare the two
+// paths on one GPU; read per call so that a benchmark can switch it.
+bool sm80_forced() {
+  const char *path = std::getenv("FA2_CUDA_PATH");
+  return path != nullptr && std::strcmp(path, "sm80") == 0;
+}
+
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int device) : device_(device) {}
+  CudaBackend(int device, bool hopper) : device_(device), hopper_(hopper) {}
 
   Capabilities capabilities() const override {
     Capabilities caps{};
@@ -103,7 +116,8 @@ class CudaBackend final : public Backend {
     if (status != FA2_SUCCESS) return status;
     DeviceGuard guard(device_);
     FA2_CUDA_CHECK(guard.status());
-    return kernels.fwd(p, static_cast<cudaStream_t>(stream), why);
+    const FwdLauncher hopper = hopper_ && !sm80_forced() ? hopper_fwd_for(p) : nullptr;
+    return (hopper != nullptr ? hopper : kernels.fwd)(p, static_cast<cudaStream_t>(stream), why);
   }
 
   fa2_status_t bwd(const core::AttnParams &p, void *stream, std::string &why) override {
@@ -123,13 +137,16 @@ class CudaBackend final : public Backend {
       status = kernels.bwd_delta(p, scratch.delta, s, why);
       if (status != FA2_SUCCESS) return status;
     }
-    status = kernels.bwd(p, scratch, s, why);  // also writes dK = dV = 0 when no query sees a key
+    const BwdLauncher hopper = hopper_ && !sm80_forced() ? hopper_bwd_for(p) : nullptr;
+    // Either kernel also writes dK = dV = 0 where no query sees a key.
+    status = (hopper != nullptr ? hopper : kernels.bwd)(p, scratch, s, why);
     if (status != FA2_SUCCESS || rows == 0) return status;
     return kernels.bwd_dq_convert(p, scratch.dq_accum, s, why);
   }
 
  private:
   int device_;
+  bool hopper_;
 };
 
 }  // namespace
@@ -149,14 +166,15 @@ fa2_status_t make_cuda_backend(int device, std::unique_ptr<Backend> &out, std::s
           " present)";
     return FA2_ERROR_NO_DEVICE;
   }
-  int major = 0;
+  int major = 0, minor = 0;
   FA2_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  FA2_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   if (major < 8) {
     why = "CUDA device " + std::to_string(device) + " has compute capability " +
           std::to_string(major) + ".x; the kernels need sm80 or newer";
     return FA2_ERROR_UNSUPPORTED_DEVICE;
   }
-  out = std::make_unique<cuda::CudaBackend>(device);
+  out = std::make_unique<cuda::CudaBackend>(device, cuda::hopper_device(major, minor));
   return FA2_SUCCESS;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 #include "fa2/fa2.h"
@@ -14,6 +15,16 @@ inline fa2_status_t status_of(cudaError_t error, const char *what, std::string &
   why = std::string(what) + " failed: " + cudaGetErrorName(error) + " (" +
         cudaGetErrorString(error) + ")";
   return error == cudaErrorMemoryAllocation ? FA2_ERROR_OUT_OF_MEMORY : FA2_ERROR_DEVICE_RUNTIME;
+}
+
+// Grids are one-dimensional over core's work items.
+inline fa2_status_t grid_size(int64_t ctas, unsigned &grid, std::string &why) {
+  if (ctas > 0x7fffffff) {
+    why = "the grid needs " + std::to_string(ctas) + " blocks, beyond CUDA's 2^31 - 1";
+    return FA2_ERROR_SIZE_OVERFLOW;
+  }
+  grid = unsigned(ctas);
+  return FA2_SUCCESS;
 }
 
 }  // namespace fa2::cuda

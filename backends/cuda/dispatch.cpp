@@ -2,6 +2,11 @@
 
 #include "sm80/launch.h"
 #include "sm80/tile_plan.h"
+#ifdef FA2_CUDA_SM90
+#include "sm90/launch.h"
+#include "sm90/tensor_map.h"
+#include "sm90/tile_plan.h"
+#endif
 
 namespace fa2::cuda {
 namespace {
@@ -40,7 +45,65 @@ bool kernels_of_type(int bucket, KernelSet &out) {
   }
 }
 
+#ifdef FA2_CUDA_SM90
+// FA2_CUDA_SM90_FWD_HD<d> / _BWD_HD<d> are defined for each Hopper kernel
+// this build compiled.
+template <class T>
+FwdLauncher hopper_fwd_of_type(int bucket) {
+  switch (bucket) {
+#ifdef FA2_CUDA_SM90_FWD_HD64
+    case 64: return sm90::launch_fwd<T, 64>;
+#endif
+#ifdef FA2_CUDA_SM90_FWD_HD128
+    case 128: return sm90::launch_fwd<T, 128>;
+#endif
+#ifdef FA2_CUDA_SM90_FWD_HD256
+    case 256: return sm90::launch_fwd<T, 256>;
+#endif
+    default: return nullptr;
+  }
+}
+
+template <class T>
+BwdLauncher hopper_bwd_of_type(int bucket) {
+  switch (bucket) {
+#ifdef FA2_CUDA_SM90_BWD_HD64
+    case 64: return sm90::launch_bwd<T, 64>;
+#endif
+#ifdef FA2_CUDA_SM90_BWD_HD128
+    case 128: return sm90::launch_bwd<T, 128>;
+#endif
+    default: return nullptr;
+  }
+}
+#endif
+
 }  // namespace
+
+FwdLauncher hopper_fwd_for(const core::AttnParams &p) {
+#ifdef FA2_CUDA_SM90
+  if (!sm90::tma_covers(p)) return nullptr;
+  const int bucket = core::head_dim_bucket(p.head_dim, sm90::kHeadDimBuckets);
+  if (p.dtype == core::Dtype::f16) return hopper_fwd_of_type<__half>(bucket);
+  if (p.dtype == core::Dtype::bf16) return hopper_fwd_of_type<__nv_bfloat16>(bucket);
+#else
+  (void)p;
+#endif
+  return nullptr;
+}
+
+BwdLauncher hopper_bwd_for(const core::AttnParams &p) {
+#ifdef FA2_CUDA_SM90
+  if (!sm90::tma_covers(p) || !sm90::tma_covers_operand(p.dout, p.heads_q, p.batch))
+    return nullptr;
+  const int bucket = core::head_dim_bucket(p.head_dim, sm90::kBwdHeadDimBuckets);
+  if (p.dtype == core::Dtype::f16) return hopper_bwd_of_type<__half>(bucket);
+  if (p.dtype == core::Dtype::bf16) return hopper_bwd_of_type<__nv_bfloat16>(bucket);
+#else
+  (void)p;
+#endif
+  return nullptr;
+}
 
 fa2_status_t kernels_for(core::Dtype dtype, int head_dim, KernelSet &out, std::string &why) {
   out = KernelSet{};

@@ -12,11 +12,14 @@ namespace fa2::cuda {
 
 struct BwdScratch;
 
+using FwdLauncher = fa2_status_t (*)(const core::AttnParams &, cudaStream_t, std::string &);
+using BwdLauncher = fa2_status_t (*)(const core::AttnParams &, const BwdScratch &, cudaStream_t,
+                                     std::string &);
+
 struct KernelSet {
   int head_dim_bucket = 0;  // the kernel's head dim
-  fa2_status_t (*fwd)(const core::AttnParams &, cudaStream_t, std::string &) = nullptr;
-  fa2_status_t (*bwd)(const core::AttnParams &, const BwdScratch &, cudaStream_t,
-                      std::string &) = nullptr;
+  FwdLauncher fwd = nullptr;
+  BwdLauncher bwd = nullptr;
   fa2_status_t (*bwd_delta)(const core::AttnParams &, float *, cudaStream_t,
                             std::string &) = nullptr;
   fa2_status_t (*bwd_dq_convert)(const core::AttnParams &, const float *, cudaStream_t,
@@ -26,5 +29,12 @@ struct KernelSet {
 // FA2_SUCCESS and the kernels, or FA2_ERROR_UNSUPPORTED_HEAD_DIM when the
 // bucket was left out of this build (FA2_CUDA_HEAD_DIMS) and `why` says so.
 fa2_status_t kernels_for(core::Dtype dtype, int head_dim, KernelSet &out, std::string &why);
+
+// The Hopper kernel for this call when the build has one and the TMA can
+// read its operands (sm90::tma_covers), else nullptr: the caller then runs
+// the sm80 kernel, which covers everything. Only for sm90 devices. The
+// backward's D and dQ conversion kernels are the same on both paths.
+FwdLauncher hopper_fwd_for(const core::AttnParams &p);
+BwdLauncher hopper_bwd_for(const core::AttnParams &p);
 
 }  // namespace fa2::cuda

@@ -17,6 +17,7 @@
 
 #include "core/online_softmax.h"
 #include "core/work.h"
+#include "empty_rows.cuh"
 #include "sm80/smem_tile.cuh"
 #include "sm80/warp_gemm.cuh"
 
@@ -35,18 +36,6 @@ struct FwdKernel {
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   static constexpr int kSmemBytes = QTile::kBytes + 2 * kStages * KVTile::kBytes;
 };
-
-// Rows with no visible key at all: output 0, lse -inf.
-template <class T, int kHeadDim>
-__device__ void write_empty_rows(const core::AttnParams &p, T *out, int64_t out_stride, int b,
-                                 int head, int row0, int rows, int tid, int threads) {
-  for (int i = tid; i < rows * (p.head_dim / 2); i += threads) {
-    const int row = i / (p.head_dim / 2), col = 2 * (i % (p.head_dim / 2));
-    *reinterpret_cast<uint32_t *>(out + row * out_stride + col) = 0u;
-  }
-  for (int row = tid; row < rows; row += threads)
-    p.lse[core::row_stat_index(p, b, head, row0 + row)] = -INFINITY;
-}
 
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages>
 __global__ void __launch_bounds__(kWarps * 32)
@@ -71,7 +60,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   T *out = static_cast<T *>(p.out.data) +
            core::row_offset(p.out, item.batch, seq.q_row0, row0, item.head_q);
   if (blocks.empty()) {
-    write_empty_rows<T, kHeadDim>(p, out, p.out.stride_seq, item.batch, item.head_q, row0,
+    write_empty_rows<T>(p, out, p.out.stride_seq, item.batch, item.head_q, row0,
                                   core::min_i(rows_valid, kBlockM), tid, K::kThreads);
     return;
   }

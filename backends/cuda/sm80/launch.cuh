@@ -10,16 +10,6 @@
 
 namespace fa2::cuda {
 
-// Grids are one-dimensional over core's work items.
-inline fa2_status_t grid_size(int64_t ctas, unsigned &grid, std::string &why) {
-  if (ctas > 0x7fffffff) {
-    why = "the grid needs " + std::to_string(ctas) + " blocks, beyond CUDA's 2^31 - 1";
-    return FA2_ERROR_SIZE_OVERFLOW;
-  }
-  grid = unsigned(ctas);
-  return FA2_SUCCESS;
-}
-
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages>
 fa2_status_t launch_fwd_tiles(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
   using K = FwdKernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;

@@ -265,7 +265,7 @@ std::vector<Case> cases(bool small) {
 void bench(fa2_handle_t handle) {
   std::printf("%-6s %-5s %-6s %-6s %-10s %-10s %-10s %-10s\n", "dtype", "d", "seq", "causal", "fwd ms",
               "fwd TF/s", "bwd ms", "bwd TF/s");
-  for (int d : {64, 128})
+  for (int d : {64, 128, 256})
     for (int s : {2048, 16384})
       for (int causal : {0, 1}) {
         const int b = 16384 / s, h = 2048 / d;

@@ -1,0 +1,314 @@
+// FlashAttention-2 backward on Hopper: the five GEMMs on wgmma, Q / dO
+// streamed by the TMA, warp specialisation.
+//
+// One CTA per (batch, kv head, key block) (core::bwd_item), like the sm80
+// kernel: K and V of the block stay in shared memory, and the CTA walks
+// every query head of the GQA group and every query block that sees its
+// keys (core::query_blocks), so dK and dV stay in registers and need no
+// atomics. Warpgroup 0 produces: one thread issues the TMA loads (K, V
+// once; Q and dO per query block through a kStages ring), one warp stages
+// lse (log2 units) and D = rowsum(dO * O) beside them. Each consumer
+// warpgroup owns 64 keys and, per query block, computes
+//   S^T  = K Q^T,   dP^T = V dO^T                 (from shared memory)
+//   P^T  = exp2(S^T c - lse),  dS^T = P^T (dP^T - D)   (in registers)
+//   dV  += P^T dO,  dK += dS^T Q                  (A from registers)
+// then both warpgroups' dS^T go to shared memory (swizzled as the TMA
+// would) so that each computes half the columns of dQ = dS K and adds
+// them to the fp32 accumulator with atomics.
+#pragma once
+
+#include <cstdint>
+
+#include "core/online_softmax.h"
+#include "core/work.h"
+#include "sm80/bwd_scratch.h"
+#include "sm80/tile_ops.cuh"
+#include "sm90/fwd_kernel.cuh"
+#include "sm90/hopper_ops.cuh"
+#include "sm90/wgmma.cuh"
+
+namespace fa2::cuda::sm90 {
+
+template <class T, int kHeadDim, int kBlockM, int kConsumers, int kStages>
+struct BwdKernel {
+  static constexpr int kBlockN = 64 * kConsumers;
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr int kChunks = kHeadDim / 64;
+  static constexpr int kDqCols = kHeadDim / kConsumers;  // dQ columns per warpgroup
+  static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
+  static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
+  static constexpr uint32_t kDsBytes = kBlockN * kBlockM * sizeof(T);  // dS^T tile
+  // [K][V][Q x kStages][dO x kStages][dS^T x 2][lse, D: kStages x kBlockM floats each][barriers]
+  static constexpr uint32_t kQOffset = 2 * kKVBytes;
+  static constexpr uint32_t kDoOffset = kQOffset + kStages * kQBytes;
+  static constexpr uint32_t kDsOffset = kDoOffset + kStages * kQBytes;
+  static constexpr uint32_t kStatsOffset = kDsOffset + 2 * kDsBytes;
+  static constexpr uint32_t kBarrierOffset = kStatsOffset + 2 * kStages * kBlockM * 4;
+  static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 2 * kStages) + 1024;
+  // The stats warp needs more than the forward's 24-register producer.
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;
+  static_assert(kConsumers == 2 && kBlockM == 64 && kHeadDim % 64 == 0 && kDqCols % 32 == 0,
+                "bad Hopper backward tile plan");
+};
+
+template <class T, int kHeadDim, int kBlockM, int kConsumers, int kStages>
+__global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
+    bwd_kernel(const core::AttnParams p, const BwdScratch scratch,
+               const __grid_constant__ TmaMaps maps) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using K = BwdKernel<T, kHeadDim, kBlockM, kConsumers, kStages>;
+  constexpr int kBlockN = K::kBlockN;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const uint32_t smem0 = smem_address(smem_raw);
+  const uint32_t sK = (smem0 + 1023u) & ~1023u;  // the swizzle repeats every 1024 bytes
+  unsigned char *const smem_base = smem_raw + (sK - smem0);
+  const uint32_t sV = sK + K::kKVBytes;
+  const uint32_t sQ = sK + K::kQOffset, sdO = sK + K::kDoOffset, sdS = sK + K::kDsOffset;
+  float *const sLse = reinterpret_cast<float *>(smem_base + K::kStatsOffset);  // [kStages][kBlockM]
+  float *const sDelta = sLse + kStages * kBlockM;
+  const uint32_t bar_kv = sK + K::kBarrierOffset;
+  auto qdo_full = [&](int s) { return bar_kv + 8u * (1 + s); };
+  auto qdo_empty = [&](int s) { return bar_kv + 8u * (1 + kStages + s); };
+
+  const int tid = threadIdx.x;
+  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x);
+  const core::SeqInfo seq = core::seq_info(p, item.batch);
+  const int key0 = item.n_block * kBlockN;
+  const core::Mask mask = core::mask_of(p, seq);
+  const core::BlockRange blocks = core::query_blocks(mask, item.n_block, kBlockN, kBlockM);
+  const int num_m = blocks.empty() ? 0 : blocks.end - blocks.begin;
+  const int num_iters = num_m * p.group_size;
+  // Iteration it: query head head_kv * group + it / num_m, query block
+  // blocks.begin + it % num_m.
+  auto head_of = [&](int it) { return item.head_kv * p.group_size + it / num_m; };
+  auto m_block_of = [&](int it) { return blocks.begin + it % num_m; };
+  T *dk = static_cast<T *>(p.dk.data) +
+          core::row_offset(p.dk, item.batch, seq.k_row0, key0, item.head_kv);
+  T *dv = static_cast<T *>(p.dv.data) +
+          core::row_offset(p.dv, item.batch, seq.k_row0, key0, item.head_kv);
+  const int keys_valid = core::min_i(seq.seqlen_k - key0, kBlockN);
+  if (num_iters == 0) {  // no query sees these keys: dK = dV = 0
+    for (int i = tid; i < keys_valid * (p.head_dim / 2); i += K::kThreads) {
+      const int row = i / (p.head_dim / 2), col = 2 * (i % (p.head_dim / 2));
+      *reinterpret_cast<uint32_t *>(dk + row * p.dk.stride_seq + col) = 0u;
+      *reinterpret_cast<uint32_t *>(dv + row * p.dv.stride_seq + col) = 0u;
+    }
+    return;
+  }
+
+  if (tid == 0) {
+    mbar_init(bar_kv, 1);
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(qdo_full(s), 1 + 32);             // the TMA thread + the stats warp
+      mbar_init(qdo_empty(s), 4 * kConsumers);    // one arrival per consumer warp
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (tid < 128) {  // ---------------------------------------------- producer
+    regs_release<K::kProducerRegs>();
+    if (tid == 0) {
+      mbar_arrive_expect_tx(bar_kv, 2 * K::kKVBytes);
+      for (int c = 0; c < K::kChunks; ++c) {
+        tma_load_4d(sK + c * kBlockN * kSwizzleRowBytes, maps.k, bar_kv, 64 * c, key0,
+                    item.head_kv, item.batch);
+        tma_load_4d(sV + c * kBlockN * kSwizzleRowBytes, maps.v, bar_kv, 64 * c, key0,
+                    item.head_kv, item.batch);
+      }
+      for (int it = 0; it < num_iters; ++it) {
+        const int stage = it % kStages, row0 = m_block_of(it) * kBlockM, head = head_of(it);
+        mbar_wait(qdo_empty(stage), ((it / kStages) & 1) ^ 1);
+        mbar_arrive_expect_tx(qdo_full(stage), 2 * K::kQBytes);
+        for (int c = 0; c < K::kChunks; ++c) {
+          const uint32_t chunk = c * kBlockM * kSwizzleRowBytes;
+          tma_load_4d(sQ + stage * K::kQBytes + chunk, maps.q, qdo_full(stage), 64 * c, row0,
+                      head, item.batch);
+          tma_load_4d(sdO + stage * K::kQBytes + chunk, maps.dout, qdo_full(stage), 64 * c,
+                      row0, head, item.batch);
+        }
+      }
+    } else if (tid >= 32 && tid < 64) {  // the stats warp
+      const int lane = tid - 32;
+      for (int it = 0; it < num_iters; ++it) {
+        const int stage = it % kStages, row0 = m_block_of(it) * kBlockM, head = head_of(it);
+        mbar_wait(qdo_empty(stage), ((it / kStages) & 1) ^ 1);
+        for (int r = lane; r < kBlockM; r += 32) {
+          // Rows past the sequence: p = exp2(s - inf) = 0, so they add nothing.
+          float lse = INFINITY, delta = 0.f;
+          if (row0 + r < seq.seqlen_q) {
+            const int64_t index = core::row_stat_index(p, item.batch, head, row0 + r);
+            lse = core::lse_log2(p.lse[index]);
+            delta = scratch.delta[index];
+          }
+          sLse[stage * kBlockM + r] = lse;
+          sDelta[stage * kBlockM + r] = delta;
+        }
+        mbar_arrive(qdo_full(stage));  // releases the stores above
+      }
+    }
+    return;
+  }
+
+  // ------------------------------------------------------------ consumers
+  regs_claim<K::kConsumerRegs>();
+  const int wg = tid / 128 - 1, lane = tid % 32, warp = (tid / 32) % 4;
+  const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
+  const int key_row = 64 * wg + 16 * warp + group;  // + 8 h: this thread's keys in the block
+  const uint32_t sK_wg = sK + 64 * wg * kSwizzleRowBytes, sV_wg = sV + 64 * wg * kSwizzleRowBytes;
+  // This warpgroup's dQ columns of K (read MN-major), within the 64-column chunks.
+  const int dq_col0 = wg * K::kDqCols;
+  const uint32_t sK_dq = sK + (dq_col0 / 64) * kBlockN * kSwizzleRowBytes + (dq_col0 % 64) * 2;
+
+  float dk_acc[kHeadDim / 2], dv_acc[kHeadDim / 2];
+#pragma unroll
+  for (int c = 0; c < kHeadDim / 2; ++c) dk_acc[c] = dv_acc[c] = 0.f;
+  float st[kBlockM / 2], dpt[kBlockM / 2], dq[K::kDqCols / 2];
+  uint32_t pt_frag[kBlockM / 16][4], dst_frag[kBlockM / 16][4];
+  // Accumulator element (h, j, e) = row key_row + 8 h, column 8 j + 2 in_quad + e.
+  auto acc = [](float (&a)[kBlockM / 2], int h, int c) -> float & {
+    return a[4 * (c / 2) + 2 * h + c % 2];  // c = 2 j + e
+  };
+  auto pack = [&](uint32_t (&frag)[kBlockM / 16][4], float (&a)[kBlockM / 2]) {
+#pragma unroll
+    for (int kk = 0; kk < kBlockM / 16; ++kk) {
+      frag[kk][0] = Element<T>::pack(acc(a, 0, 4 * kk), acc(a, 0, 4 * kk + 1));
+      frag[kk][1] = Element<T>::pack(acc(a, 1, 4 * kk), acc(a, 1, 4 * kk + 1));
+      frag[kk][2] = Element<T>::pack(acc(a, 0, 4 * kk + 2), acc(a, 0, 4 * kk + 3));
+      frag[kk][3] = Element<T>::pack(acc(a, 1, 4 * kk + 2), acc(a, 1, 4 * kk + 3));
+    }
+  };
+  auto release = [&](uint32_t bar) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
+  const FastExp2 exp2;
+
+  mbar_wait(bar_kv, 0);
+  for (int it = 0; it < num_iters; ++it) {
+    const int stage = it % kStages, m_block = m_block_of(it), head = head_of(it);
+    const int row0 = m_block * kBlockM;
+    const uint32_t sQ_i = sQ + stage * K::kQBytes, sdO_i = sdO + stage * K::kQBytes;
+    const uint32_t sdS_i = sdS + (it % 2) * K::kDsBytes;
+    const float *lse_i = sLse + stage * kBlockM, *delta_i = sDelta + stage * kBlockM;
+    mbar_wait(qdo_full(stage), (it / kStages) & 1);
+
+    // S^T = K Q^T and dP^T = V dO^T, two groups.
+    wgmma_fence();
+    Wgmma<kBlockM>::template ss_overwrite<T>(st, desc_k_major(sK_wg, kBlockN, 0),
+                                             desc_k_major(sQ_i, kBlockM, 0));
+#pragma unroll
+    for (int kk = 1; kk < kHeadDim / 16; ++kk)
+      Wgmma<kBlockM>::template ss<T>(st, desc_k_major(sK_wg, kBlockN, kk),
+                                     desc_k_major(sQ_i, kBlockM, kk));
+    wgmma_commit();
+    Wgmma<kBlockM>::template ss_overwrite<T>(dpt, desc_k_major(sV_wg, kBlockN, 0),
+                                             desc_k_major(sdO_i, kBlockM, 0));
+#pragma unroll
+    for (int kk = 1; kk < kHeadDim / 16; ++kk)
+      Wgmma<kBlockM>::template ss<T>(dpt, desc_k_major(sV_wg, kBlockN, kk),
+                                     desc_k_major(sdO_i, kBlockM, kk));
+    wgmma_commit();
+
+    // P^T while dP^T is still on the tensor cores.
+    wgmma_wait<1>();
+    pin_registers(st);
+    const bool masked = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int c = 0; c < kBlockM / 4; ++c) {
+        const int query = 8 * (c / 2) + 2 * in_quad + c % 2;
+        float &x = acc(st, h, c);
+        x = core::prob_from_lse(x, p.scale_log2, lse_i[query], exp2);
+        if (masked && !mask.visible(row0 + query, key0 + key_row + 8 * h)) x = 0.f;
+      }
+    pack(pt_frag, st);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kBlockM / 16; ++kk)  // dV += P^T dO
+      Wgmma<kHeadDim>::template rs<T>(dv_acc, pt_frag[kk], desc_mn_major(sdO_i, kBlockM, kk));
+    wgmma_commit();
+
+    // dS^T = P^T (dP^T - D), unscaled: to registers (dK) and shared memory (dQ).
+    wgmma_wait<1>();
+    pin_registers(dpt);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int c = 0; c < kBlockM / 4; ++c) {
+        const int query = 8 * (c / 2) + 2 * in_quad + c % 2;
+        acc(dpt, h, c) = acc(st, h, c) * (acc(dpt, h, c) - delta_i[query]);
+      }
+    pack(dst_frag, dpt);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = key_row + 8 * h;  // [key][query], 128-byte rows, 16-byte chunks ^ row % 8
+#pragma unroll
+      for (int j = 0; j < kBlockM / 8; ++j)
+        st_shared_b32(sdS_i + row * kSwizzleRowBytes + ((j ^ (row % 8)) * 16) + in_quad * 4,
+                      dst_frag[j / 2][2 * (j % 2) + h]);
+    }
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kBlockM / 16; ++kk)  // dK += dS^T Q
+      Wgmma<kHeadDim>::template rs<T>(dk_acc, dst_frag[kk], desc_mn_major(sQ_i, kBlockM, kk));
+    wgmma_commit();
+
+    // dQ = dS K over both warpgroups' keys. dS^T is double-buffered: the
+    // barrier of query block it also means both warpgroups are done with
+    // the dQ of block it - 1, whose buffer block it + 1 reuses.
+    fence_smem_to_async();
+    named_barrier_sync(1, 128 * kConsumers);
+    Wgmma<K::kDqCols>::template ss_overwrite<T, 1, 1>(dq, desc_mn_major(sdS_i, kBlockN, 0),
+                                                      desc_mn_major(sK_dq, kBlockN, 0));
+#pragma unroll
+    for (int kk = 1; kk < kBlockN / 16; ++kk)
+      Wgmma<K::kDqCols>::template ss<T, 1, 1>(dq, desc_mn_major(sdS_i, kBlockN, kk),
+                                              desc_mn_major(sK_dq, kBlockN, kk));
+    wgmma_commit();
+    wgmma_wait<0>();
+    pin_registers(dq);
+    pin_registers(dk_acc);
+    pin_registers(dv_acc);
+    pin_registers(pt_frag);
+    pin_registers(dst_frag);
+    release(qdo_empty(stage));
+
+    // dQ rows are queries: 16 warp + group + 8 h of the block.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int query = row0 + 16 * warp + group + 8 * h;
+      if (query >= seq.seqlen_q) continue;
+      float *dq_row = scratch.dq_accum + core::row_stat_index(p, item.batch, head, query) *
+                                             int64_t(p.head_dim);
+#pragma unroll
+      for (int j = 0; j < K::kDqCols / 8; ++j) {
+        const int col = dq_col0 + 8 * j + 2 * in_quad;
+        if (col < p.head_dim)
+          atomicAdd(reinterpret_cast<float2 *>(dq_row + col),
+                    make_float2(dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]));
+      }
+    }
+  }
+
+  // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = key_row + 8 * h;
+    if (row >= keys_valid) continue;
+#pragma unroll
+    for (int j = 0; j < kHeadDim / 8; ++j) {
+      const int col = 8 * j + 2 * in_quad;
+      if (col >= p.head_dim) continue;
+      *reinterpret_cast<uint32_t *>(dk + row * p.dk.stride_seq + col) = Element<T>::pack(
+          dk_acc[4 * j + 2 * h] * p.scale, dk_acc[4 * j + 2 * h + 1] * p.scale);
+      *reinterpret_cast<uint32_t *>(dv + row * p.dv.stride_seq + col) =
+          Element<T>::pack(dv_acc[4 * j + 2 * h], dv_acc[4 * j + 2 * h + 1]);
+    }
+  }
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty body, never launched
+}
+
+}  // namespace fa2::cuda::sm90

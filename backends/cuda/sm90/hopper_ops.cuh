@@ -1,0 +1,140 @@
+// The Hopper vocabulary (sm_90a): mbarriers, bulk tensor copies (TMA),
+// warpgroup MMA bookkeeping, shared-memory matrix descriptors and register
+// reallocation. Everything here is one PTX instruction (or a wait loop
+// around one); the instruction shapes themselves are in wgmma.cuh.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+namespace fa2::cuda::sm90 {
+
+// ---- mbarrier: completion of TMA loads (transaction bytes) and release of
+// shared-memory stages (arrivals).
+__device__ inline void mbar_init(uint32_t bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals));
+}
+// Makes the initialised barriers visible to the async proxy (the TMA unit).
+__device__ inline void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// One arrival that also announces `bytes` of incoming TMA data.
+__device__ inline void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+__device__ inline void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits until the phase with this parity has completed. A freshly
+// initialised barrier is in phase 0, so waiting on parity 1 returns at
+// once: that is how a producer passes its first round of empty stages.
+__device__ inline void mbar_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// ---- TMA: one box of a 4-D tensor map into shared memory, completing
+// on `bar`. Out-of-bounds elements arrive as zeros (and still count as
+// transaction bytes).
+__device__ inline void tma_load_4d(uint32_t dst, const CUtensorMap &map, uint32_t bar, int c0,
+                                   int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+__device__ inline void tma_prefetch_map(const CUtensorMap &map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&map)) : "memory");
+}
+
+// ---- wgmma bookkeeping. fence before the first MMA that touches registers
+// written by ordinary instructions; commit closes a group of issued MMAs;
+// wait<N> returns once at most N groups are still running.
+__device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ inline void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int kPending>
+__device__ inline void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+// The compiler sees an asynchronous MMA's accumulators as written when the
+// instruction is issued. Touching each register in an empty volatile asm
+// after wgmma_wait pins every later use of it below the wait.
+template <int N>
+__device__ inline void pin_registers(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N, int M>
+__device__ inline void pin_registers(uint32_t (&r)[N][M]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+#pragma unroll
+    for (int j = 0; j < M; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
+}
+
+// ---- Ordering between the consumer warpgroups, and between their ordinary
+// shared-memory stores and the tensor cores (the async proxy) that read
+// what they stored.
+__device__ inline void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ inline void fence_smem_to_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// ---- Register reallocation between warpgroups (needs a register cap at
+// entry: __launch_bounds__(threads, 1)).
+template <int kRegs>
+__device__ inline void regs_release() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ inline void regs_claim() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+// ---- Shared-memory matrix descriptors for the 128-byte swizzle that the
+// TMA writes (CU_TENSOR_MAP_SWIZZLE_128B): rows of 64 b16 elements
+// (128 bytes), 16-byte chunks XOR-ed with row % 8, in 8-row atoms of
+// 1024 bytes; tiles start 1024-byte aligned. A tile of R rows and 64*c
+// columns is stored as c column chunks of R x 128 bytes.
+//
+// Bits: [0,14) start >> 4, [16,30) leading byte offset >> 4,
+// [32,46) stride byte offset >> 4, [62,64) swizzle (1 = 128 B).
+__device__ inline uint64_t smem_desc(uint32_t start, uint32_t leading_bytes,
+                                     uint32_t stride_bytes) {
+  return uint64_t((start & 0x3FFFF) >> 4) | uint64_t(leading_bytes >> 4) << 16 |
+         uint64_t(stride_bytes >> 4) << 32 | uint64_t(1) << 62;
+}
+inline constexpr uint32_t kSwizzleRowBytes = 128;
+inline constexpr uint32_t kSwizzleAtomBytes = 8 * kSwizzleRowBytes;
+
+// K-major operand (the reduction dimension is contiguous: Q and K for
+// Q K^T): k-step kk of 16 elements is chunk kk / 4, 32 bytes in. The
+// leading offset is unused in this mode; the stride offset steps 8 rows.
+__device__ inline uint64_t desc_k_major(uint32_t tile, int rows, int kk) {
+  return smem_desc(tile + (kk / 4) * rows * kSwizzleRowBytes + (kk % 4) * 32, 16,
+                   kSwizzleAtomBytes);
+}
+// MN-major operand (the output dimension is contiguous: V for P V, read
+// transposed): k-step kk is rows 16 kk.. of every chunk; the leading offset
+// steps from one 64-column chunk of N to the next, the stride offset 8 rows
+// of K.
+__device__ inline uint64_t desc_mn_major(uint32_t tile, int rows, int kk) {
+  return smem_desc(tile + kk * 16 * kSwizzleRowBytes, rows * kSwizzleRowBytes, kSwizzleAtomBytes);
+}
+
+}  // namespace fa2::cuda::sm90

@@ -1,0 +1,71 @@
+// Definition of the Hopper launcher declared in launch.h, included only by
+// the generated per-instantiation translation units.
+#pragma once
+
+#include "cuda_check.h"
+#include "sm90/bwd_kernel.cuh"
+#include "sm90/fwd_kernel.cuh"
+#include "sm90/launch.h"
+#include "sm90/tensor_map.h"
+#include "sm90/tile_plan.h"
+
+namespace fa2::cuda::sm90 {
+
+template <class T, int kHeadDim>
+fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
+  constexpr core::TilePlan plan = sm90_fwd_plan(kHeadDim);
+  static_assert(plan.head_dim == kHeadDim, "no Hopper forward plan for this head dim");
+  using K = FwdKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
+  const auto kernel = fwd_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
+  unsigned grid = 0;
+  fa2_status_t status = grid_size(core::fwd_items(p, K::kBlockM), grid, why);
+  if (status != FA2_SUCCESS || grid == 0) return status;
+  TmaMaps maps;
+  status = encode_operand_map(maps.q, p.q, p.dtype, p.seqlen_q, p.heads_q, p.batch, p.head_dim,
+                              K::kBlockM, why);
+  if (status == FA2_SUCCESS)
+    status = encode_operand_map(maps.k, p.k, p.dtype, p.seqlen_k, p.heads_kv, p.batch,
+                                p.head_dim, plan.block_n, why);
+  if (status == FA2_SUCCESS)
+    status = encode_operand_map(maps.v, p.v, p.dtype, p.seqlen_k, p.heads_kv, p.batch,
+                                p.head_dim, plan.block_n, why);
+  if (status != FA2_SUCCESS) return status;
+  FA2_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, maps);
+  FA2_CUDA_CHECK(cudaGetLastError());
+  return FA2_SUCCESS;
+}
+
+template <class T, int kHeadDim>
+fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
+                        std::string &why) {
+  constexpr core::TilePlan plan = sm90_bwd_plan(kHeadDim);
+  static_assert(plan.head_dim == kHeadDim, "no Hopper backward plan for this head dim");
+  using K = BwdKernel<T, kHeadDim, plan.block_m, plan.workers, plan.stages>;
+  const auto kernel = bwd_kernel<T, kHeadDim, plan.block_m, plan.workers, plan.stages>;
+  unsigned grid = 0;
+  fa2_status_t status = grid_size(core::bwd_items(p, K::kBlockN), grid, why);
+  if (status != FA2_SUCCESS || grid == 0) return status;
+  TmaMaps maps;
+  const struct {
+    CUtensorMap &map;
+    const core::TensorRef &tensor;
+    int seqlen, heads, box_rows;
+  } operands[] = {{maps.q, p.q, p.seqlen_q, p.heads_q, plan.block_m},
+                  {maps.dout, p.dout, p.seqlen_q, p.heads_q, plan.block_m},
+                  {maps.k, p.k, p.seqlen_k, p.heads_kv, K::kBlockN},
+                  {maps.v, p.v, p.seqlen_k, p.heads_kv, K::kBlockN}};
+  for (const auto &op : operands) {
+    status = encode_operand_map(op.map, op.tensor, p.dtype, op.seqlen, op.heads, p.batch,
+                                p.head_dim, op.box_rows, why);
+    if (status != FA2_SUCCESS) return status;
+  }
+  FA2_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, scratch, maps);
+  FA2_CUDA_CHECK(cudaGetLastError());
+  return FA2_SUCCESS;
+}
+
+}  // namespace fa2::cuda::sm90

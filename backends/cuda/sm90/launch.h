@@ -1,0 +1,30 @@
+// Host-side entry points of the Hopper kernels (built with FA2_CUDA_SM90).
+// launch_fwd / launch_bwd are explicitly instantiated once per (element
+// type, head-dim bucket) in their own generated translation units;
+// dispatch.cpp picks one.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/params.h"
+#include "fa2/fa2.h"
+
+namespace fa2::cuda {
+struct BwdScratch;
+}
+
+namespace fa2::cuda::sm90 {
+
+template <class T, int kHeadDim>
+fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why);
+
+// The main backward kernel; D and the dQ conversion are the sm80 path's.
+template <class T, int kHeadDim>
+fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
+                        std::string &why);
+
+}  // namespace fa2::cuda::sm90

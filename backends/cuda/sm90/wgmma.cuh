@@ -1,0 +1,137 @@
+// Warpgroup MMA instructions (sm_90a), m64nNk16 with fp32 accumulators:
+//   Wgmma<N>::ss<T, kTransA, kTransB>
+//                    A and B from shared memory (descriptors), K-major unless
+//                    transposed (MN-major): S += Q K^T; dQ += dS K
+//                    (ss_overwrite: D = A B, the first k-step)
+//   Wgmma<N>::rs<T>  A from registers, B from shared memory read MN-major:
+//                    O += P V
+//
+// Accumulator layout (PTX ISA, "wgmma .m64nNk16 register fragments"):
+// warp w of the warpgroup owns rows 16 w .. 16 w + 15; within a warp it is
+// the mma.m16n8 C layout repeated over N / 8 column tiles: d[4 j + 2 h + e]
+// is row 16 w + lane / 4 + 8 h, column 8 j + 2 (lane % 4) + e. The A
+// register fragment of one k-step is mma.m16n8k16's A fragment, so two
+// neighbouring accumulator column tiles, packed to b16, are one k-step of A.
+//
+// Inline PTX cannot loop over operands, so each N spells out its
+// accumulator list; the N / 2 accumulators are operands 0 .. N/2 - 1 and
+// the inputs follow them.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace fa2::cuda::sm90 {
+
+#define FA2_REGS_0 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15"
+#define FA2_REGS_16 "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define FA2_REGS_32 "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47"
+#define FA2_REGS_48 "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define FA2_REGS_64 "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79"
+#define FA2_REGS_80 "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
+#define FA2_REGS_96 \
+  "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111"
+#define FA2_REGS_112 \
+  "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+#define FA2_ACC16(C, d, i)                                                                   \
+  C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3]), C(d[i + 4]), C(d[i + 5]), C(d[i + 6]),     \
+      C(d[i + 7]), C(d[i + 8]), C(d[i + 9]), C(d[i + 10]), C(d[i + 11]), C(d[i + 12]),        \
+      C(d[i + 13]), C(d[i + 14]), C(d[i + 15])
+
+#define FA2_REGS_N32 "{" FA2_REGS_0 "}"
+#define FA2_REGS_N64 "{" FA2_REGS_0 "," FA2_REGS_16 "}"
+#define FA2_REGS_N128 "{" FA2_REGS_0 "," FA2_REGS_16 "," FA2_REGS_32 "," FA2_REGS_48 "}"
+#define FA2_REGS_N192                                                                     \
+  "{" FA2_REGS_0 "," FA2_REGS_16 "," FA2_REGS_32 "," FA2_REGS_48 "," FA2_REGS_64 "," \
+      FA2_REGS_80 "}"
+#define FA2_REGS_N256                                                                     \
+  "{" FA2_REGS_0 "," FA2_REGS_16 "," FA2_REGS_32 "," FA2_REGS_48 "," FA2_REGS_64 "," \
+      FA2_REGS_80 "," FA2_REGS_96 "," FA2_REGS_112 "}"
+#define FA2_ACC_N32(C, d) FA2_ACC16(C, d, 0)
+#define FA2_ACC_N64(C, d) FA2_ACC_N32(C, d), FA2_ACC16(C, d, 16)
+#define FA2_ACC_N128(C, d) FA2_ACC_N64(C, d), FA2_ACC16(C, d, 32), FA2_ACC16(C, d, 48)
+#define FA2_ACC_N192(C, d) FA2_ACC_N128(C, d), FA2_ACC16(C, d, 64), FA2_ACC16(C, d, 80)
+#define FA2_ACC_N256(C, d) FA2_ACC_N192(C, d), FA2_ACC16(C, d, 96), FA2_ACC16(C, d, 112)
+// Accumulate ("+f": the old values are inputs) or overwrite ("=f": they are
+// dead, so the compiler need not keep them alive until the instruction).
+#define FA2_ACCUMULATE(x) "+f"(x)
+#define FA2_OVERWRITE(x) "=f"(x)
+
+// I0.. are the operand numbers that follow the accumulators (N / 2, ...).
+#define FA2_WGMMA_SS(N, TYPE, C, SCALE_D, d, I0, I1, I2, I3)                              \
+  asm volatile(" wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." #TYPE "." #TYPE        \
+               " " FA2_REGS_N##N ", %" #I0 ", %" #I1 ", " #SCALE_D ", 1, 1, %" #I2        \
+               ", %" #I3 ";\n"                                                             \
+               : FA2_ACC_N##N(C, d)                                                        \
+               : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB))
+#define FA2_WGMMA_RS(N, TYPE, d, I0, I1, I2, I3, I4)                                      \
+  asm volatile(" wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." #TYPE "." #TYPE        \
+               " " FA2_REGS_N##N ", {%" #I0 ", %" #I1 ", %" #I2 ", %" #I3 "}, %" #I4      \
+               ", 1, 1, 1, 1;\n"                                                           \
+               : FA2_ACC_N##N(FA2_ACCUMULATE, d)                                           \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b))
+
+template <int N>
+struct Wgmma;
+
+#define FA2_DEFINE_WGMMA(N, I0, I1, I2, I3, I4)                                            \
+  template <>                                                                            \
+  struct Wgmma<N> {                                                                      \
+    template <class T, int kTransA = 0, int kTransB = 0>                                 \
+    __device__ static void ss_overwrite(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) { \
+      if constexpr (std::is_same_v<T, __half>)                                           \
+        FA2_WGMMA_SS(N, f16, FA2_OVERWRITE, 0, d, I0, I1, I2, I3);                       \
+      else                                                                               \
+        FA2_WGMMA_SS(N, bf16, FA2_OVERWRITE, 0, d, I0, I1, I2, I3);                      \
+    }                                                                                    \
+    template <class T, int kTransA = 0, int kTransB = 0>                                 \
+    __device__ static void ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {     \
+      if constexpr (std::is_same_v<T, __half>)                                           \
+        FA2_WGMMA_SS(N, f16, FA2_ACCUMULATE, 1, d, I0, I1, I2, I3);                      \
+      else                                                                               \
+        FA2_WGMMA_SS(N, bf16, FA2_ACCUMULATE, 1, d, I0, I1, I2, I3);                     \
+    }                                                                                    \
+    template <class T>                                                                   \
+    __device__ static void rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b) { \
+      if constexpr (std::is_same_v<T, __half>)                                           \
+        FA2_WGMMA_RS(N, f16, d, I0, I1, I2, I3, I4);                                     \
+      else                                                                               \
+        FA2_WGMMA_RS(N, bf16, d, I0, I1, I2, I3, I4);                                    \
+    }                                                                                    \
+  };
+
+FA2_DEFINE_WGMMA(32, 16, 17, 18, 19, 20)
+FA2_DEFINE_WGMMA(64, 32, 33, 34, 35, 36)
+FA2_DEFINE_WGMMA(128, 64, 65, 66, 67, 68)
+FA2_DEFINE_WGMMA(192, 96, 97, 98, 99, 100)
+FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132)
+
+#undef FA2_DEFINE_WGMMA
+#undef FA2_WGMMA_RS
+#undef FA2_WGMMA_SS
+#undef FA2_OVERWRITE
+#undef FA2_ACCUMULATE
+#undef FA2_ACC_N256
+#undef FA2_ACC_N192
+#undef FA2_ACC_N128
+#undef FA2_ACC_N64
+#undef FA2_ACC_N32
+#undef FA2_REGS_N256
+#undef FA2_REGS_N192
+#undef FA2_REGS_N128
+#undef FA2_REGS_N64
+#undef FA2_REGS_N32
+#undef FA2_ACC16
+#undef FA2_REGS_112
+#undef FA2_REGS_96
+#undef FA2_REGS_80
+#undef FA2_REGS_64
+#undef FA2_REGS_48
+#undef FA2_REGS_32
+#undef FA2_REGS_16
+#undef FA2_REGS_0
+
+}  // namespace fa2::cuda::sm90
