@@ -2,15 +2,18 @@
 //
 // One CTA per (batch, kv head, key block) (core::bwd_item). K and V of the
 // block stay in shared memory; the CTA walks every query head of the GQA
-// group and every query block that sees its keys (core::query_blocks),
-// with Q / dO double-buffered by cp.async. Per query block each warp, for
-// its slab of 16 keys, computes
-//   S^T = K Q^T,  P^T = exp2(S^T c - lse),  dP^T = V dO^T,
-//   dS^T = P^T (dP^T - D)        (D = rowsum(dO * O), precomputed)
-//   dV += P^T dO,  dK += dS^T Q  (both in registers, A operands re-packed
-//                                  from the accumulators)
-// then dS^T goes through shared memory so all warps compute dQ = dS K for
-// the block and add it to an fp32 accumulator with atomics.
+// group and every query block that sees its keys (core::query_blocks).
+// Per query block:
+//   S = Q K^T, dP = dO V^T            warp tiles: queries x 32 keys
+//   P = exp2(S c - lse), dS = P (dP - D)  (D = rowsum(dO * O), precomputed)
+//   P, dS -> shared memory (b16)
+//   dV += P^T dO, dK += dS^T Q        warp tiles: 32 keys x head-dim columns
+//   dQ  = dS K -> fp32 accumulator (atomics)  warp tiles: queries x columns
+// Each GEMM has its own warp layout (FlashAttention-2's): every warp tile
+// spans two or more 16-row slabs and 32+ columns, so each ldmatrix fragment
+// feeds several mma. A layout where each warp owned 16 keys x all of d (the
+// previous kernel) re-read all of Q and dO per warp and needed 255
+// registers: shared-memory bandwidth, not the Tensor Cores, bounded it.
 #pragma once
 
 #include <cstdint>
@@ -25,44 +28,84 @@ namespace fa2::cuda {
 
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages>
 struct BwdKernel {
-  static constexpr int kWarps = kBlockN / 16 * kDSplit;
+  static constexpr int kSlabKeys = 32;  // keys per warp, in S / dP and in dK / dV
+  static constexpr int kKeyWarps = kBlockN / kSlabKeys;
+  static constexpr int kWarps = kKeyWarps * kDSplit;
   static constexpr int kThreads = kWarps * 32;
-  static constexpr int kDCols = kHeadDim / kDSplit;       // dK/dV columns per warp
-  static constexpr int kDqRowSlabs = kBlockM / 16;
-  static constexpr int kDqCols = kHeadDim / (kWarps / kDqRowSlabs);  // dQ columns per warp
-  // A warp holding whole 128-column rows of dK and dV next to 64-query
-  // blocks is at the 255-register limit: there dP^T and dQ are computed in
-  // 32-column parts (fewer fp32 registers live at once, for a few extra
-  // ldmatrix). Elsewhere the parts would only add loads (d64: -3%).
-  static constexpr bool kInParts = kDCols >= 128 && kBlockM >= 64;
-  static constexpr int kDpPartCols = kInParts ? 32 : kBlockM;  // dP^T queries at a time
-  static constexpr int kDqPartCols = kInParts ? 32 : kDqCols;  // dQ columns at a time
-  static_assert(kDCols % 16 == 0 && kDqCols % 16 == 0 && kWarps % kDqRowSlabs == 0 &&
-                    kBlockM % kDpPartCols == 0 && kDqCols % kDqPartCols == 0,
+  static constexpr int kSRows = kBlockM / kDSplit;    // S / dP queries per warp
+  static constexpr int kDCols = kHeadDim / kDSplit;   // dK / dV columns per warp
+  // dQ: 32-query warp tiles where the columns then split into multiples of
+  // 16, else 16-query tiles (e.g. d96 with 8 warps).
+  static constexpr int kDqRowWarps =
+      (kHeadDim * (kBlockM / 32)) % (16 * kWarps) == 0 ? kBlockM / 32 : kBlockM / 16;
+  static constexpr int kDqRows = kBlockM / kDqRowWarps;
+  static constexpr int kDqCols = kHeadDim / (kWarps / kDqRowWarps);
+  // k-loop unrolling: S / dP by two (+5% at d128); dK / dV / dQ not (two or
+  // four gained nothing). The S and dP GEMMs stay adjacent: their mma chains
+  // interleave (moving P's exp2 between them cost 9-13%, see NOTES.md).
+  static constexpr int kUnrollS = 2;
+  static constexpr int kUnrollD = 1;
+  static_assert(kBlockN % kSlabKeys == 0 && kSRows % 16 == 0 && kDCols % 16 == 0 &&
+                    kWarps % kDqRowWarps == 0 && kDqRows % 16 == 0 && kDqCols % 16 == 0 &&
+                    (kStages == 1 || kStages == 2),
                 "bad backward tile plan");
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   using QTile = SmemTile<kBlockM, kHeadDim>;
-  using DsTile = SmemTile<kBlockN, kBlockM>;  // dS^T: [key][query]
-  static constexpr int kSmemBytes = 2 * KVTile::kBytes + 2 * kStages * QTile::kBytes +
-                                    DsTile::kBytes + int(sizeof(float)) * 2 * kStages * kBlockM;
+  using PTile = SmemTile<kBlockM, kBlockN>;  // P and dS: [query][key]
+  // K, V, kStages Q tiles, one dO tile, P, dS, then lse and D for two
+  // query blocks (the next one's are written while the current is read).
+  static constexpr int kStatsOffset =
+      2 * KVTile::kBytes + (kStages + 1) * QTile::kBytes + 2 * PTile::kBytes;
+  static constexpr int kSmemBytes = kStatsOffset + int(sizeof(float)) * 2 * 2 * kBlockM;
+  static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
 };
 
+// Operand views of the backward's tiles (see SmemOperand).
+template <class Tile>
+using RowsA = SmemOperand<Tile, true, true>;  // A stored [m][k]
+template <class Tile>
+using ColsA = SmemOperand<Tile, false, true>;  // A stored [k][m]
+template <class Tile>
+using RowsB = SmemOperand<Tile, true, false>;  // B stored [n][k]
+template <class Tile>
+using ColsB = SmemOperand<Tile, false, false>;  // B stored [k][n]
+
+// Writes a [slabs x 16][kN] accumulator to a b16 tile at (row0, col0).
+template <class T, class Tile, int kSlabs, int kN>
+__device__ inline void store_acc(uint32_t tile, int row0, int col0,
+                                 const float (&acc)[kSlabs][2][kN / 4], int lane) {
+  const uint32_t base =
+      Tile::addr(tile, row0 + Sm80MmaLayout::group(lane), col0 + 2 * Sm80MmaLayout::in_quad(lane));
+#pragma unroll
+  for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int t = 0; t < kN / 8; ++t)
+        st_shared_b32(base + 2 * Tile::offset(16 * s + 8 * h, 8 * t),
+                      Element<T>::pack(acc[s][h][2 * t], acc[s][h][2 * t + 1]));
+}
+
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages>
-__global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
+__global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     bwd_kernel(const core::AttnParams p, const BwdScratch scratch) {
   using K = BwdKernel<T, kHeadDim, kBlockM, kBlockN, kDSplit, kStages>;
   using KVTile = typename K::KVTile;
   using QTile = typename K::QTile;
-  using DsTile = typename K::DsTile;
+  using PTile = typename K::PTile;
+  constexpr int kSSlabs = K::kSRows / 16, kKSlabs = K::kSlabKeys / 16, kDqSlabs = K::kDqRows / 16;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const uint32_t sK = smem_address(smem_raw);
   const uint32_t sV = sK + KVTile::kBytes;
   const uint32_t sQ = sV + KVTile::kBytes;             // kStages tiles
-  const uint32_t sdO = sQ + kStages * QTile::kBytes;   // kStages tiles
-  const uint32_t sdS = sdO + kStages * QTile::kBytes;
-  const int stats_offset = 2 * KVTile::kBytes + 2 * kStages * QTile::kBytes + DsTile::kBytes;
-  float *sLse = reinterpret_cast<float *>(smem_raw + stats_offset);  // kStages x kBlockM, log2 units
-  float *sDelta = sLse + kStages * kBlockM;
+  const uint32_t sdO = sQ + kStages * QTile::kBytes;   // one tile
+  const uint32_t sP = sdO + QTile::kBytes;
+  const uint32_t sdS = sP + PTile::kBytes;
+  // lse (as the forward wrote it, natural log) and D of two query blocks,
+  // loaded with cp.async alongside Q.
+  const uint32_t sStats = sK + K::kStatsOffset;
+  const float *sLse = reinterpret_cast<const float *>(smem_raw + K::kStatsOffset);
+  const float *sDelta = sLse + 2 * kBlockM;
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x);
@@ -80,159 +123,133 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
                core::row_offset(p.v, item.batch, seq.k_row0, key0, item.head_kv);
   load_tile_async<KVTile, K::kThreads>(sK, k, p.k.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
   load_tile_async<KVTile, K::kThreads>(sV, v, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
-  cp_async_commit();
 
   // Iteration i: query head group_first + i / num_m, query block
-  // blocks.begin + i % num_m.
+  // blocks.begin + i % num_m. Q (with its lse and D) and dO are loaded
+  // separately: their buffers free up at different points of an iteration.
+  auto first_row = [&](int i) { return (blocks.begin + i % num_m) * kBlockM; };
+  auto head_of = [&](int i) { return item.head_kv * p.group_size + i / num_m; };
   auto load_q = [&](int i) {
-    if (i < num_iters) {
-      const int head_q = item.head_kv * p.group_size + i / num_m;
-      const int m_block = blocks.begin + i % num_m;
-      const int row0 = m_block * kBlockM;
-      const int stage = i % kStages;
-      const T *q = static_cast<const T *>(p.q.data) +
-                   core::row_offset(p.q, item.batch, seq.q_row0, row0, head_q);
-      const T *dout = static_cast<const T *>(p.dout.data) +
-                      core::row_offset(p.dout, item.batch, seq.q_row0, row0, head_q);
-      load_tile_async<QTile, K::kThreads>(sQ + stage * QTile::kBytes, q, p.q.stride_seq,
-                                          seq.seqlen_q - row0, p.head_dim, tid);
-      load_tile_async<QTile, K::kThreads>(sdO + stage * QTile::kBytes, dout, p.dout.stride_seq,
-                                          seq.seqlen_q - row0, p.head_dim, tid);
-      for (int r = tid; r < kBlockM; r += K::kThreads) {
-        // Rows past the sequence get lse +inf: their p is exactly 0.
-        float lse = INFINITY, delta = 0.f;
-        if (row0 + r < seq.seqlen_q) {
-          const int64_t index = core::row_stat_index(p, item.batch, head_q, row0 + r);
-          lse = core::lse_log2(p.lse[index]);
-          delta = scratch.delta[index];
-        }
-        sLse[stage * kBlockM + r] = lse;
-        sDelta[stage * kBlockM + r] = delta;
-      }
-    }
-    cp_async_commit();
+    if (i >= num_iters) return;
+    const int row0 = first_row(i), head_q = head_of(i);
+    const T *q = static_cast<const T *>(p.q.data) +
+                 core::row_offset(p.q, item.batch, seq.q_row0, row0, head_q);
+    load_tile_async<QTile, K::kThreads>(sQ + (i % kStages) * QTile::kBytes, q, p.q.stride_seq,
+                                        seq.seqlen_q - row0, p.head_dim, tid);
+    const int64_t index = core::row_stat_index(p, item.batch, head_q, row0);
+    // Rows past the sequence read lse 0 and D 0 (zero-filled, as are their
+    // Q and dO rows): their S is 0 and p 1, but dP and D are 0, so their dS
+    // is 0 and P^T dO adds 0; their dQ is never written. (A +inf fill
+    // would cost the main loop registers it does not have.)
+    load_floats_async<kBlockM, K::kThreads>(sStats + 4 * (i % 2) * kBlockM, p.lse + index,
+                                            seq.seqlen_q - row0, tid);
+    load_floats_async<kBlockM, K::kThreads>(sStats + 4 * (2 + i % 2) * kBlockM,
+                                            scratch.delta + index, seq.seqlen_q - row0, tid);
   };
-  if constexpr (kStages > 1) {
-#pragma unroll
-    for (int i = 0; i < kStages - 1; ++i) load_q(i);
-  }
+  auto load_do = [&](int i) {
+    if (i >= num_iters) return;
+    const int row0 = first_row(i);
+    const T *dout = static_cast<const T *>(p.dout.data) +
+                    core::row_offset(p.dout, item.batch, seq.q_row0, row0, head_of(i));
+    load_tile_async<QTile, K::kThreads>(sdO, dout, p.dout.stride_seq, seq.seqlen_q - row0,
+                                        p.head_dim, tid);
+  };
+  load_q(0);
+  load_do(0);
+  cp_async_commit();
 
-  const int key_slab = warp % (kBlockN / 16);
-  const int d0 = (warp / (kBlockN / 16)) * K::kDCols;  // this warp's dK/dV columns
-  const int dq_slab = warp % K::kDqRowSlabs;
-  const int dq_col0 = (warp / K::kDqRowSlabs) * K::kDqCols;
+  // The same warp keeps its 32 keys in S / dP and in dK / dV.
+  const int key_warp = warp % K::kKeyWarps;
+  const int split = warp / K::kKeyWarps;  // query rows in S / dP, columns in dK / dV
+  const int dq_rows = warp % K::kDqRowWarps, dq_cols = warp / K::kDqRowWarps;
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
-  float dk[1][2][K::kDCols / 4], dv[1][2][K::kDCols / 4];
-  zero<1, K::kDCols>(dk);
-  zero<1, K::kDCols>(dv);
+  float dk[kKSlabs][2][K::kDCols / 4], dv[kKSlabs][2][K::kDCols / 4];
+  zero<kKSlabs, K::kDCols>(dk);
+  zero<kKSlabs, K::kDCols>(dv);
 
   for (int i = 0; i < num_iters; ++i) {
-    if constexpr (kStages == 1) {
-      __syncthreads();  // the previous iteration is done with the only stage
-      load_q(i);
-      cp_async_wait<0>();
-    } else {
-      cp_async_wait<kStages - 2>();
-    }
+    // Q_i, dO_i (and at first K, V) have landed, and every warp is done
+    // with the previous iteration's P, dS and Q buffer.
+    cp_async_wait<0>();
     __syncthreads();
-    if constexpr (kStages > 1) load_q(i + kStages - 1);
-    const int stage = i % kStages;
-    const uint32_t sQ_i = sQ + stage * QTile::kBytes;
-    const uint32_t sdO_i = sdO + stage * QTile::kBytes;
-    const float *lse_i = sLse + stage * kBlockM;
-    const float *delta_i = sDelta + stage * kBlockM;
-    const int head_q = item.head_kv * p.group_size + i / num_m;
+    if constexpr (kStages == 2) load_q(i + 1);
+    cp_async_commit();
+    const uint32_t sQ_i = sQ + (i % kStages) * QTile::kBytes;
+    const int head_q = head_of(i);
     const int m_block = blocks.begin + i % num_m;
 
-    float pt[1][2][kBlockM / 4];
-    zero<1, kBlockM>(pt);
-    gemm_nt<T, KVTile, QTile, 1, kBlockM, kHeadDim>(pt, sK, 16 * key_slab, sQ_i, 0, lane);
-    const bool needs_mask = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);
+    {
+      float s[kSSlabs][2][K::kSlabKeys / 4], dp[kSSlabs][2][K::kSlabKeys / 4];
+      zero<kSSlabs, K::kSlabKeys>(s);
+      zero<kSSlabs, K::kSlabKeys>(dp);
+      gemm_smem<T, RowsA<QTile>, RowsB<KVTile>, kSSlabs, K::kSlabKeys, kHeadDim, K::kUnrollS>(
+          s, sQ_i, split * K::kSRows, sK, key_warp * K::kSlabKeys, lane);
+      gemm_smem<T, RowsA<QTile>, RowsB<KVTile>, kSSlabs, K::kSlabKeys, kHeadDim, K::kUnrollS>(
+          dp, sdO, split * K::kSRows, sV, key_warp * K::kSlabKeys, lane);
+      const bool needs_mask = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);
+      const float *lse_i = sLse + (i % 2) * kBlockM, *delta_i = sDelta + (i % 2) * kBlockM;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int key = key0 + 16 * key_slab + 8 * h + group;
+      for (int sl = 0; sl < kSSlabs; ++sl)
 #pragma unroll
-      for (int c = 0; c < kBlockM / 4; ++c) {
-        const int query = 8 * (c / 2) + 2 * in_quad + c % 2;  // within the block
-        const float prob = core::prob_from_lse(pt[0][h][c], p.scale_log2, lse_i[query]);
-        pt[0][h][c] = needs_mask && !mask.visible(m_block * kBlockM + query, key) ? 0.f : prob;
-      }
-    }
-    // dP^T = V dO^T in parts of K::kDpPartCols queries, each turned into
-    // dS^T (unscaled) and packed to b16 at once, so that only one part is
-    // live in fp32 next to P^T and dK / dV (this kernel's register peak).
-    PackedA<1, kBlockM> dst_frag;
+        for (int h = 0; h < 2; ++h) {
+          const int row = split * K::kSRows + 16 * sl + 8 * h + group;  // within the block
+          // Rows past the sequence read lse 0 (zero-filled): see load_q.
+          const float lse = core::lse_log2(lse_i[row]);
+          const float delta = delta_i[row];
 #pragma unroll
-    for (int part = 0; part < kBlockM / K::kDpPartCols; ++part) {
-      float dpt[1][2][K::kDpPartCols / 4];
-      zero<1, K::kDpPartCols>(dpt);
-      gemm_nt<T, KVTile, QTile, 1, K::kDpPartCols, kHeadDim>(dpt, sV, 16 * key_slab, sdO_i,
-                                                             part * K::kDpPartCols, lane);
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int c = 0; c < K::kDpPartCols / 4; ++c) {
-          const int col = part * K::kDpPartCols / 4 + c;  // in pt
-          const int query = 8 * (col / 2) + 2 * in_quad + col % 2;
-          dpt[0][h][c] = pt[0][h][col] * (dpt[0][h][c] - delta_i[query]);
+          for (int c = 0; c < K::kSlabKeys / 4; ++c) {
+            const int key = key0 + key_warp * K::kSlabKeys + 8 * (c / 2) + 2 * in_quad + c % 2;
+            float prob = core::prob_from_lse(s[sl][h][c], p.scale_log2, lse);
+            if (needs_mask && !mask.visible(m_block * kBlockM + row, key)) prob = 0.f;
+            s[sl][h][c] = prob;
+            dp[sl][h][c] = prob * (dp[sl][h][c] - delta);  // dS, unscaled
+          }
         }
-      PackedA<1, K::kDpPartCols> dst_part;
-      pack_acc<T, 1, K::kDpPartCols>(dst_part, dpt);
-#pragma unroll
-      for (int kk = 0; kk < K::kDpPartCols / 16; ++kk)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          dst_frag[0][part * K::kDpPartCols / 16 + kk][r] = dst_part[0][kk][r];
-    }
-    // P^T packed to b16 as the A operand of dV; its fp32 values die here.
-    PackedA<1, kBlockM> pt_frag;
-    pack_acc<T, 1, kBlockM>(pt_frag, pt);
-    gemm_rn<T, QTile, 1, K::kDCols, kBlockM>(dv, pt_frag, sdO_i, d0, lane);
-    gemm_rn<T, QTile, 1, K::kDCols, kBlockM>(dk, dst_frag, sQ_i, d0, lane);
-
-    if (d0 == 0) {  // one warp per key slab publishes dS^T
-      // Fragment register r of k-step kk: row group + 8 (r % 2), columns
-      // 16 kk + 8 (r / 2) + 2 in_quad (pack_acc's layout).
-      const uint32_t ds_lane = DsTile::addr(sdS, 16 * key_slab + group, 2 * in_quad);
-#pragma unroll
-      for (int kk = 0; kk < kBlockM / 16; ++kk)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          st_shared_b32(ds_lane + 2 * DsTile::offset(8 * (r % 2), 16 * kk + 8 * (r / 2)),
-                        dst_frag[0][kk][r]);
+      store_acc<T, PTile, kSSlabs, K::kSlabKeys>(sP, split * K::kSRows, key_warp * K::kSlabKeys, s,
+                                                 lane);
+      store_acc<T, PTile, kSSlabs, K::kSlabKeys>(sdS, split * K::kSRows, key_warp * K::kSlabKeys,
+                                                 dp, lane);
     }
     __syncthreads();
 
-    // dQ in parts of K::kDqPartCols columns (see kInParts).
-#pragma unroll 1
-    for (int part_col0 = dq_col0; part_col0 < dq_col0 + K::kDqCols; part_col0 += K::kDqPartCols) {
-      float dq[2][K::kDqPartCols / 4];
+    gemm_smem<T, ColsA<PTile>, ColsB<QTile>, kKSlabs, K::kDCols, kBlockM, K::kUnrollD>(
+        dv, sP, key_warp * K::kSlabKeys, sdO, split * K::kDCols, lane);
+    auto update_dk = [&] {
+      gemm_smem<T, ColsA<PTile>, ColsB<QTile>, kKSlabs, K::kDCols, kBlockM, K::kUnrollD>(
+          dk, sdS, key_warp * K::kSlabKeys, sQ_i, split * K::kDCols, lane);
+    };
+    if constexpr (kStages == 1) update_dk();
+    __syncthreads();  // dO (with one stage also Q) is free: the next one loads during dQ
+    load_do(i + 1);
+    if constexpr (kStages == 1) load_q(i + 1);
+    cp_async_commit();
+    if constexpr (kStages == 2) update_dk();
+
+    float dq[kDqSlabs][2][K::kDqCols / 4];
+    zero<kDqSlabs, K::kDqCols>(dq);
+    gemm_smem<T, RowsA<PTile>, ColsB<KVTile>, kDqSlabs, K::kDqCols, kBlockN, K::kUnrollD>(
+        dq, sdS, dq_rows * K::kDqRows, sK, dq_cols * K::kDqCols, lane);
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int c = 0; c < K::kDqPartCols / 4; ++c) dq[h][c] = 0.f;
-      gemm_tt<T, DsTile, KVTile, K::kDqPartCols, kBlockN>(dq, sdS, 16 * dq_slab, sK, part_col0,
-                                                          lane);
+    for (int sl = 0; sl < kDqSlabs; ++sl)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int row = m_block * kBlockM + 16 * dq_slab + 8 * h + group;
+        const int row = m_block * kBlockM + dq_rows * K::kDqRows + 16 * sl + 8 * h + group;
         if (row >= seq.seqlen_q) continue;
-        float *dq_row = scratch.dq_accum +
-                        core::row_stat_index(p, item.batch, head_q, row) * p.head_dim;
+        float *dq_row =
+            scratch.dq_accum + core::row_stat_index(p, item.batch, head_q, row) * p.head_dim;
 #pragma unroll
-        for (int t = 0; t < K::kDqPartCols / 8; ++t) {
-          const int col = part_col0 + 8 * t + 2 * in_quad;  // even: 8-byte aligned
+        for (int t = 0; t < K::kDqCols / 8; ++t) {
+          const int col = dq_cols * K::kDqCols + 8 * t + 2 * in_quad;  // even: 8-byte aligned
           if (col >= p.head_dim) continue;
 #if __CUDA_ARCH__ >= 900
           atomicAdd(reinterpret_cast<float2 *>(dq_row + col),
-                    make_float2(dq[h][2 * t], dq[h][2 * t + 1]));
+                    make_float2(dq[sl][h][2 * t], dq[sl][h][2 * t + 1]));
 #else
-          atomicAdd(dq_row + col, dq[h][2 * t]);
-          atomicAdd(dq_row + col + 1, dq[h][2 * t + 1]);
+          atomicAdd(dq_row + col, dq[sl][h][2 * t]);
+          atomicAdd(dq_row + col + 1, dq[sl][h][2 * t + 1]);
 #endif
         }
       }
-    }
   }
   cp_async_wait<0>();
 
@@ -242,19 +259,21 @@ __global__ void __launch_bounds__(kBlockN / 16 * kDSplit * 32)
   T *dv_out = static_cast<T *>(p.dv.data) +
               core::row_offset(p.dv, item.batch, seq.k_row0, key0, item.head_kv);
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int key = 16 * key_slab + 8 * h + group;
-    if (key >= seq.seqlen_k - key0) continue;
+  for (int sl = 0; sl < kKSlabs; ++sl)
 #pragma unroll
-    for (int t = 0; t < K::kDCols / 8; ++t) {
-      const int col = d0 + 8 * t + 2 * in_quad;
-      if (col >= p.head_dim) continue;
-      *reinterpret_cast<uint32_t *>(dk_out + key * p.dk.stride_seq + col) =
-          Element<T>::pack(dk[0][h][2 * t] * p.scale, dk[0][h][2 * t + 1] * p.scale);
-      *reinterpret_cast<uint32_t *>(dv_out + key * p.dv.stride_seq + col) =
-          Element<T>::pack(dv[0][h][2 * t], dv[0][h][2 * t + 1]);
+    for (int h = 0; h < 2; ++h) {
+      const int key = key_warp * K::kSlabKeys + 16 * sl + 8 * h + group;
+      if (key >= seq.seqlen_k - key0) continue;
+#pragma unroll
+      for (int t = 0; t < K::kDCols / 8; ++t) {
+        const int col = split * K::kDCols + 8 * t + 2 * in_quad;
+        if (col >= p.head_dim) continue;
+        *reinterpret_cast<uint32_t *>(dk_out + key * p.dk.stride_seq + col) =
+            Element<T>::pack(dk[sl][h][2 * t] * p.scale, dk[sl][h][2 * t + 1] * p.scale);
+        *reinterpret_cast<uint32_t *>(dv_out + key * p.dv.stride_seq + col) =
+            Element<T>::pack(dv[sl][h][2 * t], dv[sl][h][2 * t + 1]);
+      }
     }
-  }
 }
 
 // D_i = rowsum(dO_i * O_i) for every row, one warp per row; also the rows

@@ -66,4 +66,17 @@ __device__ inline void load_tile_async(uint32_t smem, const T *gmem, int64_t row
   }
 }
 
+// Cooperative asynchronous copy of kCount consecutive floats (4-byte
+// cp.async, through L1); entries >= `valid` are zero-filled. For per-row
+// statistics: a plain global load would stall its thread until the data
+// arrive.
+template <int kCount, int kThreads>
+__device__ inline void load_floats_async(uint32_t smem, const float *gmem, int valid, int tid) {
+  for (int i = tid; i < kCount; i += kThreads) {
+    const bool ok = i < valid;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem + 4u * uint32_t(i)),
+                 "l"(ok ? gmem + i : gmem), "r"(ok ? 4 : 0));
+  }
+}
+
 }  // namespace fa2::cuda

@@ -28,26 +28,31 @@ constexpr core::TilePlan sm80_fwd_plan(int head_dim) {
   }
 }
 
-// Backward: block_n keys per CTA, one 16-key slab per warp, times d_split
-// warps that share a slab and split dK/dV's head-dim columns between them
-// (needed above 128, where a whole row of dK and dV does not fit in one
-// warp's registers). `stages` double-buffers the Q / dO tiles.
+// Backward (FlashAttention-2's warp layout): every warp owns 32 of the
+// block_n keys, and d_split warps share each such key slab. For S / dP they
+// split the block_m queries between them (warp tiles of block_m / d_split
+// queries x 32 keys); for dK / dV they split the head-dim columns (32 keys
+// x head_dim / d_split). Two-slab tiles on both sides of every GEMM are
+// what reuses each ldmatrix fragment for several mma; P and dS change
+// hands through shared memory. `stages` 2 double-buffers the Q tile (dO
+// always has one buffer, reloaded as soon as dV is done with it); 1 loads
+// both after dK. Shared memory stays under the A100's 163 KB.
 struct BwdPlan {
   int block_m;
   int block_n;
   int d_split;
   int stages;
-  constexpr int warps() const { return block_n / 16 * d_split; }
+  constexpr int warps() const { return block_n / 32 * d_split; }
 };
 
 constexpr BwdPlan sm80_bwd_plan(int head_dim) {
   switch (head_dim) {
-    case 32: return {64, 128, 1, 2};
-    case 64: return {64, 128, 1, 2};
-    case 96: return {32, 64, 1, 2};
-    case 128: return {64, 128, 1, 2};
-    case 192: return {32, 64, 2, 2};
-    case 256: return {32, 64, 2, 2};
+    case 32: return {128, 128, 2, 2};
+    case 64: return {128, 128, 2, 2};
+    case 96: return {64, 128, 2, 2};
+    case 128: return {64, 128, 2, 2};
+    case 192: return {64, 64, 4, 1};
+    case 256: return {64, 64, 4, 1};
     default: return {0, 0, 0, 0};
   }
 }

@@ -132,4 +132,57 @@ __device__ inline void gemm_tt(float (&acc)[2][kN / 4], uint32_t sA, int a_col0,
   }
 }
 
+// Both operands from shared memory, each tile stored either K-major (rows
+// are M or N, columns are K: [m][k], [n][k]) or MN-major ([k][m], [k][n],
+// read with ldmatrix.trans). The backward reads one tile both ways (dS as
+// [query][key] is dQ's A and, transposed, dK's), so the storage order is a
+// template argument rather than a function name per combination.
+template <class Tile, bool kKMajor, bool kIsA>
+struct SmemOperand {
+  // Lane address of the 16x16 block at M/N offset mn0, k 0. ldmatrix.x4
+  // returns its four 8x8 matrices in mma operand order: A's {m0-7 k0-7,
+  // m8-15 k0-7, m0-7 k8-15, m8-15 k8-15}; B's {n0-7 k0-7, n0-7 k8-15,
+  // n8-15 k0-7, n8-15 k8-15} (= b0, b1 of n-tile 0, then of n-tile 1).
+  __device__ static uint32_t lane_base(uint32_t s, int mn0, int lane) {
+    constexpr bool kRowsFirst = kIsA == kKMajor;  // lanes 0-15 walk the stored rows
+    const int r = kRowsFirst ? lane % 16 : lane % 8 + (lane / 16) * 8;
+    const int c = kRowsFirst ? (lane / 16) * 8 : ((lane / 8) % 2) * 8;
+    return kKMajor ? Tile::addr(s, mn0 + r, c) : Tile::addr(s, r, mn0 + c);
+  }
+  // The 16x16 block (M/N block i, k block kk).
+  __device__ static void load(uint32_t (&r)[4], uint32_t base, int i, int kk) {
+    if constexpr (kKMajor)
+      ldmatrix_x4(r, base + 2 * Tile::offset(16 * i, 16 * kk));
+    else
+      ldmatrix_x4_trans(r, base + 2 * Tile::offset(16 * kk, 16 * i));
+  }
+};
+
+// acc[s] += A[a_mn0 + 16 s .. + 16, 0..kK) * B[0..kK, b_mn0 .. + kN) with
+// A, B SmemOperand types. Every B fragment feeds kSlabs mma pairs and every
+// A fragment kN / 8 mma: warp tiles of two or more slabs are what keep the
+// ldmatrix traffic per mma low.
+template <class T, class A, class B, int kSlabs, int kN, int kK, int kUnrollK = 1>
+__device__ inline void gemm_smem(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int a_mn0,
+                                 uint32_t sB, int b_mn0, int lane) {
+  const uint32_t a_base = A::lane_base(sA, a_mn0, lane);
+  const uint32_t b_base = B::lane_base(sB, b_mn0, lane);
+#pragma unroll kUnrollK
+  for (int kk = 0; kk < kK / 16; ++kk) {
+    uint32_t a[kSlabs][4];
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s) A::load(a[s], a_base, s, kk);
+#pragma unroll
+    for (int np = 0; np < kN / 16; ++np) {
+      uint32_t b[4];
+      B::load(b, b_base, np, kk);
+#pragma unroll
+      for (int s = 0; s < kSlabs; ++s) {
+        mma_into<T, kN>(acc[s], 2 * np, a[s], b[0], b[1]);
+        mma_into<T, kN>(acc[s], 2 * np + 1, a[s], b[2], b[3]);
+      }
+    }
+  }
+}
+
 }  // namespace fa2::cuda
