@@ -176,16 +176,8 @@ def attention_functions(torch, impl, gqa=False):
         if package_dir not in sys.path:
             sys.path.insert(0, package_dir)
         import fa2
-        if impl == "fa2":
-            return lambda q, k, v, causal: fa2.flash_attn_func(q, k, v, causal=causal)
-
-        def attend_sm80(q, k, v, causal):  # the library reads FA2_CUDA_PATH per call
-            os.environ["FA2_CUDA_PATH"] = "sm80"
-            try:
-                return fa2.flash_attn_func(q, k, v, causal=causal)
-            finally:
-                del os.environ["FA2_CUDA_PATH"]
-        return attend_sm80
+        # fa2_sm80 is the same call; measure_shape sets FA2_CUDA_PATH around it.
+        return lambda q, k, v, causal: fa2.flash_attn_func(q, k, v, causal=causal)
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
@@ -210,6 +202,8 @@ def measure_shape(torch, timer, args, dtype, d, causal, s, b, h):
     for impl in args.impls:
         q, k, v, dout = layouts["fa2" if impl.startswith("fa2") else "sdpa"]
         fwd_ms = bwd_ms = None
+        if impl == "fa2_sm80":  # read by the library per call, forward and backward
+            os.environ["FA2_CUDA_PATH"] = "sm80"
         try:
             attend = attention_functions(torch, impl)
             out = attend(q, k, v, causal)
@@ -222,6 +216,8 @@ def measure_shape(torch, timer, args, dtype, d, causal, s, b, h):
         except Exception as e:  # a peer without a kernel for this shape: n/a
             row = make_row(dtype, d, causal, s, b, h, impl, fwd_ms, bwd_ms,
                            error=(str(e).splitlines() or [type(e).__name__])[0][:160])
+        finally:
+            os.environ.pop("FA2_CUDA_PATH", None)
         rows.append(row)
     # fa2's output next to the first peer's, so a timing never hides a wrong result.
     peer = next((i for i in args.impls if not i.startswith("fa2") and i in outputs), None)

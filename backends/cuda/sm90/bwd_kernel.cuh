@@ -6,9 +6,10 @@
 // every query head of the GQA group and every query block that sees its
 // keys (core::query_blocks), so dK and dV stay in registers and need no
 // atomics. Warpgroup 0 produces: one thread issues the TMA loads (K, V
-// once; Q and dO per query block through a kStages ring), one warp stages
-// lse (log2 units) and D = rowsum(dO * O) beside them. Each consumer
-// warpgroup owns 64 keys and, per query block, computes
+// once; Q and dO per query block through a kStages ring). Each consumer
+// warpgroup owns 64 keys and, per query block, stages lse (log2 units) and
+// D = rowsum(dO * O) of the block in its own shared memory while its first
+// two GEMMs run, then computes
 //   S^T  = K Q^T,   dP^T = V dO^T                 (from shared memory)
 //   P^T  = exp2(S^T c - lse),  dS^T = P^T (dP^T - D)   (in registers)
 //   dV  += P^T dO,  dK += dS^T Q                  (A from registers)
@@ -38,16 +39,23 @@ struct BwdKernel {
   static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
   static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
   static constexpr uint32_t kDsBytes = kBlockN * kBlockM * sizeof(T);  // dS^T tile
-  // [K][V][Q x kStages][dO x kStages][dS^T x 2][lse, D: kStages x kBlockM floats each][barriers]
+  // [K][V][Q x kStages][dO x kStages][dS^T x 2]
+  // [lse, D: per consumer, 2 buffers (by block parity) x kBlockM floats each][barriers]
   static constexpr uint32_t kQOffset = 2 * kKVBytes;
   static constexpr uint32_t kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr uint32_t kDsOffset = kDoOffset + kStages * kQBytes;
   static constexpr uint32_t kStatsOffset = kDsOffset + 2 * kDsBytes;
-  static constexpr uint32_t kBarrierOffset = kStatsOffset + 2 * kStages * kBlockM * 4;
+  static constexpr uint32_t kStatsBytes = 2 * 2 * kBlockM * 4;  // per consumer
+  static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * kStatsBytes;
   static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 2 * kStages) + 1024;
-  // The stats warp needs more than the forward's 24-register producer.
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = 232;
+  // The register file split: 128 * producer + 128 * kConsumers * consumer
+  // must stay within what the launch allocated (65536 / 384 rounded down
+  // to 8 = 168 per thread), or setmaxnreg.inc waits forever.
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = 240;
+  static_assert(128 * (kProducerRegs + kConsumers * kConsumerRegs) <=
+                    65536 / kThreads / 8 * 8 * kThreads,
+                "setmaxnreg would oversubscribe the register file");
   static_assert(kConsumers == 2 && kBlockM == 64 && kHeadDim % 64 == 0 && kDqCols % 32 == 0,
                 "bad Hopper backward tile plan");
 };
@@ -65,8 +73,6 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   unsigned char *const smem_base = smem_raw + (sK - smem0);
   const uint32_t sV = sK + K::kKVBytes;
   const uint32_t sQ = sK + K::kQOffset, sdO = sK + K::kDoOffset, sdS = sK + K::kDsOffset;
-  float *const sLse = reinterpret_cast<float *>(smem_base + K::kStatsOffset);  // [kStages][kBlockM]
-  float *const sDelta = sLse + kStages * kBlockM;
   const uint32_t bar_kv = sK + K::kBarrierOffset;
   auto qdo_full = [&](int s) { return bar_kv + 8u * (1 + s); };
   auto qdo_empty = [&](int s) { return bar_kv + 8u * (1 + kStages + s); };
@@ -100,7 +106,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   if (tid == 0) {
     mbar_init(bar_kv, 1);
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(qdo_full(s), 1 + 32);             // the TMA thread + the stats warp
+      mbar_init(qdo_full(s), 1);                  // the TMA thread
       mbar_init(qdo_empty(s), 4 * kConsumers);    // one arrival per consumer warp
     }
     mbar_init_fence();
@@ -129,24 +135,6 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
                       row0, head, item.batch);
         }
       }
-    } else if (tid >= 32 && tid < 64) {  // the stats warp
-      const int lane = tid - 32;
-      for (int it = 0; it < num_iters; ++it) {
-        const int stage = it % kStages, row0 = m_block_of(it) * kBlockM, head = head_of(it);
-        mbar_wait(qdo_empty(stage), ((it / kStages) & 1) ^ 1);
-        for (int r = lane; r < kBlockM; r += 32) {
-          // Rows past the sequence: p = exp2(s - inf) = 0, so they add nothing.
-          float lse = INFINITY, delta = 0.f;
-          if (row0 + r < seq.seqlen_q) {
-            const int64_t index = core::row_stat_index(p, item.batch, head, row0 + r);
-            lse = core::lse_log2(p.lse[index]);
-            delta = scratch.delta[index];
-          }
-          sLse[stage * kBlockM + r] = lse;
-          sDelta[stage * kBlockM + r] = delta;
-        }
-        mbar_arrive(qdo_full(stage));  // releases the stores above
-      }
     }
     return;
   }
@@ -157,6 +145,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
   const int key_row = 64 * wg + 16 * warp + group;  // + 8 h: this thread's keys in the block
   const uint32_t sK_wg = sK + 64 * wg * kSwizzleRowBytes, sV_wg = sV + 64 * wg * kSwizzleRowBytes;
+  float *const stats_wg = reinterpret_cast<float *>(smem_base + K::kStatsOffset + wg * K::kStatsBytes);
   // This warpgroup's dQ columns of K (read MN-major), within the 64-column chunks.
   const int dq_col0 = wg * K::kDqCols;
   const uint32_t sK_dq = sK + (dq_col0 / 64) * kBlockN * kSwizzleRowBytes + (dq_col0 % 64) * 2;
@@ -191,7 +180,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     const int row0 = m_block * kBlockM;
     const uint32_t sQ_i = sQ + stage * K::kQBytes, sdO_i = sdO + stage * K::kQBytes;
     const uint32_t sdS_i = sdS + (it % 2) * K::kDsBytes;
-    const float *lse_i = sLse + stage * kBlockM, *delta_i = sDelta + stage * kBlockM;
+    float *const stats = stats_wg + (it % 2) * 2 * kBlockM;  // [lse | D] of this block
+    const float *lse_i = stats, *delta_i = stats + kBlockM;
     mbar_wait(qdo_full(stage), (it / kStages) & 1);
 
     // S^T = K Q^T and dP^T = V dO^T, two groups.
@@ -210,6 +200,21 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       Wgmma<kBlockM>::template ss<T>(dpt, desc_k_major(sV_wg, kBlockN, kk),
                                      desc_k_major(sdO_i, kBlockM, kk));
     wgmma_commit();
+
+    // lse and D of the block while the GEMMs run: one value per thread. Rows
+    // past the sequence get p = exp2(s - inf) = 0, so they add nothing. The
+    // buffers alternate by block, so one barrier per block orders both the
+    // stores after the previous reads and the reads after the stores.
+    {
+      const int t = tid % 128, r = t % kBlockM;
+      float value = t < kBlockM ? INFINITY : 0.f;
+      if (row0 + r < seq.seqlen_q) {
+        const int64_t index = core::row_stat_index(p, item.batch, head, row0 + r);
+        value = t < kBlockM ? core::lse_log2(p.lse[index]) : scratch.delta[index];
+      }
+      stats[t] = value;
+    }
+    named_barrier_sync(2 + wg, 128);
 
     // P^T while dP^T is still on the tensor cores.
     wgmma_wait<1>();

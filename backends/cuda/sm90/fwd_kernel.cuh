@@ -51,8 +51,13 @@ struct FwdKernel {
   static constexpr uint32_t kBarriers = kQBytes + 2 * kStages * kKVBytes;  // offset
   static constexpr int kSmemBytes = kBarriers + 8 * (1 + 4 * kStages) + 1024;  // + alignment
   // The register file split: 65536 = 128 * producer + 128 * kConsumers * consumer.
+  // Within what the launch allocated (168 per thread), or setmaxnreg.inc
+  // waits forever.
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
+  static_assert(128 * (kProducerRegs + kConsumers * kConsumerRegs) <=
+                    65536 / kThreads / 8 * 8 * kThreads,
+                "setmaxnreg would oversubscribe the register file");
   static_assert(kHeadDim % 64 == 0 && kBlockN % 16 == 0 && kConsumers == 2,
                 "bad Hopper forward tile plan");
 };
