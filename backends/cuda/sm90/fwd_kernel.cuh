@@ -16,9 +16,7 @@
 //                    shared memory. O stays unscaled until the end.
 // Inside a consumer the softmax of block i overlaps the tensor cores: S_i
 // and P_{i-1} V_{i-1} are issued together, the softmax of S_i runs while
-// P V still accumulates, and only the rescale of O waits for it. Between
-// the two consumers, the issues take turns (ping-pong): one warpgroup's
-// softmax runs while the other's GEMMs occupy the tensor cores.
+// P V still accumulates, and only the rescale of O waits for it.
 // Key blocks are visited from the last visible one down, so the diagonal
 // (masked) blocks of causal attention come first and the rest are unmasked.
 #pragma once
@@ -225,28 +223,17 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     }
   };
 
-  // Turns: named barrier 3 + w is warpgroup w's; the other one opens it.
-  // Each issues num_blocks + 1 times; warpgroup 1 opens the first turn of
-  // warpgroup 0 and skips its own last pass, so every barrier balances.
-  auto turn_wait = [&] { named_barrier_sync(3 + wg, 256); };
-  auto turn_pass = [&] { named_barrier_arrive(3 + (1 - wg), 256); };
-  if (wg == 1) turn_pass();
-
   mbar_wait(bar_q, 0);
   float correction[2];
-  turn_wait();
   issue_qk(0);
-  turn_pass();
   wgmma_wait<0>();
   pin_registers(s);
   release(k_empty(0));
   softmax(0, correction);  // O is still zero: nothing to rescale
   pack_p();
   for (int i = 1; i < num_blocks; ++i) {
-    turn_wait();
     issue_qk(i);
     issue_pv(i - 1);
-    turn_pass();
     wgmma_wait<1>();  // S_i is ready; P_{i-1} V_{i-1} may still run
     pin_registers(s);
     release(k_empty(i % kStages));
@@ -264,9 +251,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       }
     pack_p();
   }
-  turn_wait();
   issue_pv(num_blocks - 1);
-  if (wg == 0) turn_pass();
   wgmma_wait<0>();
   pin_registers(o);
   pin_registers(p_frag);

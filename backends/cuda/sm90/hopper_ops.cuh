@@ -91,9 +91,6 @@ __device__ inline void pin_registers(uint32_t (&r)[N][M]) {
 __device__ inline void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
-__device__ inline void named_barrier_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
 __device__ inline void fence_smem_to_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
