@@ -8,7 +8,8 @@
 //   gemm_nt:  A [m][k] and B [n][k]     (Q K^T, K Q^T, V dO^T)
 //   gemm_rn:  A in registers (a previous accumulator packed to b16, pack_acc),
 //             B [k][n] read transposed  (P V, P^T dO, dS^T Q)
-//   gemm_tt:  A [k][m] and B [k][n], both read transposed (dS K)
+//   gemm_smem: A and B from shared memory, each K- or MN-major (SmemOperand):
+//             the backward's GEMMs
 #pragma once
 
 #include "sm80/smem_tile.cuh"
@@ -107,27 +108,6 @@ __device__ inline void gemm_rn(float (&acc)[kSlabs][2][kN / 4],
         mma_into<T, kN>(acc[s], 2 * np, a[s][kk], b[0], b[1]);
         mma_into<T, kN>(acc[s], 2 * np + 1, a[s][kk], b[2], b[3]);
       }
-    }
-  }
-}
-
-// acc += A[0..kK, a_col0 .. +16)^T * B[0..kK, b_col0 .. + kN)   (one slab)
-template <class T, class ATile, class BTile, int kN, int kK>
-__device__ inline void gemm_tt(float (&acc)[2][kN / 4], uint32_t sA, int a_col0, uint32_t sB,
-                               int b_col0, int lane) {
-  const uint32_t a_lane = ATile::addr(sA, lane % 8 + (lane / 16) * 8, a_col0 + ((lane / 8) % 2) * 8);
-  const uint32_t b_lane =
-      BTile::addr(sB, lane % 8 + ((lane / 8) % 2) * 8, b_col0 + (lane / 16) * 8);
-#pragma unroll 1
-  for (int kk = 0; kk < kK / 16; ++kk) {
-    uint32_t a[4];
-    ldmatrix_x4_trans(a, a_lane + 2 * ATile::offset(16 * kk, 0));
-#pragma unroll
-    for (int np = 0; np < kN / 16; ++np) {
-      uint32_t b[4];
-      ldmatrix_x4_trans(b, b_lane + 2 * BTile::offset(16 * kk, 16 * np));
-      mma_into<T, kN>(acc, 2 * np, a, b[0], b[1]);
-      mma_into<T, kN>(acc, 2 * np + 1, a, b[2], b[3]);
     }
   }
 }
