@@ -186,19 +186,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
     // S^T = K Q^T and dP^T = V dO^T, two groups.
     wgmma_fence();
-    Wgmma<kBlockM>::template ss_overwrite<T>(st, desc_k_major(sK_wg, kBlockN, 0),
-                                             desc_k_major(sQ_i, kBlockM, 0));
-#pragma unroll
-    for (int kk = 1; kk < kHeadDim / 16; ++kk)
-      Wgmma<kBlockM>::template ss<T>(st, desc_k_major(sK_wg, kBlockN, kk),
-                                     desc_k_major(sQ_i, kBlockM, kk));
+    wgmma_chain_ss<T, kBlockM, kHeadDim / 16>(st, sK_wg, kBlockN, sQ_i, kBlockM);
     wgmma_commit();
-    Wgmma<kBlockM>::template ss_overwrite<T>(dpt, desc_k_major(sV_wg, kBlockN, 0),
-                                             desc_k_major(sdO_i, kBlockM, 0));
-#pragma unroll
-    for (int kk = 1; kk < kHeadDim / 16; ++kk)
-      Wgmma<kBlockM>::template ss<T>(dpt, desc_k_major(sV_wg, kBlockN, kk),
-                                     desc_k_major(sdO_i, kBlockM, kk));
+    wgmma_chain_ss<T, kBlockM, kHeadDim / 16>(dpt, sV_wg, kBlockN, sdO_i, kBlockM);
     wgmma_commit();
 
     // lse and D of the block while the GEMMs run: one value per thread. Rows
@@ -231,9 +221,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       }
     pack(pt_frag, st);
     wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBlockM / 16; ++kk)  // dV += P^T dO
-      Wgmma<kHeadDim>::template rs<T>(dv_acc, pt_frag[kk], desc_mn_major(sdO_i, kBlockM, kk));
+    wgmma_chain_rs<T, kHeadDim, kBlockM / 16>(dv_acc, pt_frag, sdO_i, kBlockM);  // dV += P^T dO
     wgmma_commit();
 
     // dS^T = P^T (dP^T - D), unscaled: to registers (dK) and shared memory (dQ).
@@ -256,9 +244,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
                       dst_frag[j / 2][2 * (j % 2) + h]);
     }
     wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBlockM / 16; ++kk)  // dK += dS^T Q
-      Wgmma<kHeadDim>::template rs<T>(dk_acc, dst_frag[kk], desc_mn_major(sQ_i, kBlockM, kk));
+    wgmma_chain_rs<T, kHeadDim, kBlockM / 16>(dk_acc, dst_frag, sQ_i, kBlockM);  // dK += dS^T Q
     wgmma_commit();
 
     // dQ = dS K over both warpgroups' keys. dS^T is double-buffered: the
@@ -266,12 +252,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // the dQ of block it - 1, whose buffer block it + 1 reuses.
     fence_smem_to_async();
     named_barrier_sync(1, 128 * kConsumers);
-    Wgmma<K::kDqCols>::template ss_overwrite<T, 1, 1>(dq, desc_mn_major(sdS_i, kBlockN, 0),
-                                                      desc_mn_major(sK_dq, kBlockN, 0));
-#pragma unroll
-    for (int kk = 1; kk < kBlockN / 16; ++kk)
-      Wgmma<K::kDqCols>::template ss<T, 1, 1>(dq, desc_mn_major(sdS_i, kBlockN, kk),
-                                              desc_mn_major(sK_dq, kBlockN, kk));
+    wgmma_chain_ss<T, K::kDqCols, kBlockN / 16, 1, 1>(dq, sdS_i, kBlockN, sK_dq, kBlockN);
     wgmma_commit();
     wgmma_wait<0>();
     pin_registers(dq);

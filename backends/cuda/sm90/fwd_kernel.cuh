@@ -170,12 +170,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     mbar_wait(k_full(stage), (i / kStages) & 1);
     const uint32_t sK_i = sK + stage * K::kKVBytes;
     wgmma_fence();
-    Wgmma<kBlockN>::template ss_overwrite<T>(s, desc_k_major(sQ_wg, kBlockM, 0),
-                                             desc_k_major(sK_i, kBlockN, 0));
-#pragma unroll
-    for (int kk = 1; kk < kHeadDim / 16; ++kk)
-      Wgmma<kBlockN>::template ss<T>(s, desc_k_major(sQ_wg, kBlockM, kk),
-                                     desc_k_major(sK_i, kBlockN, kk));
+    wgmma_chain_ss<T, kBlockN, kHeadDim / 16>(s, sQ_wg, kBlockM, sK_i, kBlockN);
     wgmma_commit();
   };
   auto issue_pv = [&](int i) {
@@ -183,9 +178,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     mbar_wait(v_full(stage), (i / kStages) & 1);
     const uint32_t sV_i = sV + stage * K::kKVBytes;
     wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBlockN / 16; ++kk)
-      Wgmma<kHeadDim>::template rs<T>(o, p_frag[kk], desc_mn_major(sV_i, kBlockN, kk));
+    wgmma_chain_rs<T, kHeadDim, kBlockN / 16>(o, p_frag, sV_i, kBlockN);
     wgmma_commit();
   };
   // Masks S_i and turns it into unnormalised probabilities in place;

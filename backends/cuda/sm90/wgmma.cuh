@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "sm90/hopper_ops.cuh"
+
 namespace fa2::cuda::sm90 {
 
 #define FA2_REGS_0 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15"
@@ -133,5 +135,30 @@ FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132)
 #undef FA2_REGS_32
 #undef FA2_REGS_16
 #undef FA2_REGS_0
+
+// The k-loops every kernel runs, kSteps k-steps of 16 (the caller fences
+// before and commits after). Operands sit in 128-byte-swizzled tiles of
+// `rows` rows (hopper_ops.cuh); transposed means MN-major.
+//   D = A B     both from shared memory; the first step overwrites D
+//   D += A B    A from registers (one packed fragment per k-step), B MN-major
+template <class T, int N, int kSteps, int kTransA = 0, int kTransB = 0>
+__device__ inline void wgmma_chain_ss(float (&d)[N / 2], uint32_t a, int a_rows, uint32_t b,
+                                      int b_rows) {
+  auto desc = [](bool mn_major, uint32_t tile, int rows, int kk) {
+    return mn_major ? desc_mn_major(tile, rows, kk) : desc_k_major(tile, rows, kk);
+  };
+  Wgmma<N>::template ss_overwrite<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, 0),
+                                                       desc(kTransB, b, b_rows, 0));
+#pragma unroll
+  for (int kk = 1; kk < kSteps; ++kk)
+    Wgmma<N>::template ss<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, kk),
+                                               desc(kTransB, b, b_rows, kk));
+}
+template <class T, int N, int kSteps>
+__device__ inline void wgmma_chain_rs(float (&d)[N / 2], const uint32_t (&a)[kSteps][4],
+                                      uint32_t b, int b_rows) {
+#pragma unroll
+  for (int kk = 0; kk < kSteps; ++kk) Wgmma<N>::template rs<T>(d, a[kk], desc_mn_major(b, b_rows, kk));
+}
 
 }  // namespace fa2::cuda::sm90
