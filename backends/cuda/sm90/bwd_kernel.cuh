@@ -14,8 +14,10 @@
 //   P^T  = exp2(S^T c - lse),  dS^T = P^T (dP^T - D)   (in registers)
 //   dV  += P^T dO,  dK += dS^T Q                  (A from registers)
 // then both warpgroups' dS^T go to shared memory (swizzled as the TMA
-// would) so that each computes half the columns of dQ = dS K and adds
-// them to the fp32 accumulator with atomics.
+// would) so that each computes half the columns of dQ = dS K; those go
+// through shared memory into one TMA reduce-add per 32 columns on the fp32
+// accumulator (no per-thread atomics; rows past the sequence are skipped
+// by the TMA).
 #pragma once
 
 #include <cstdint>
@@ -39,20 +41,22 @@ struct BwdKernel {
   static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
   static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
   static constexpr uint32_t kDsBytes = kBlockN * kBlockM * sizeof(T);  // dS^T tile
-  // [K][V][Q x kStages][dO x kStages][dS^T x 2]
+  static constexpr uint32_t kDqBytes = kBlockM * kHeadDim * 4;         // fp32 dQ tile
+  // [K][V][Q x kStages][dO x kStages][dS^T x 2][dQ]
   // [lse, D: per consumer, 2 buffers (by block parity) x kBlockM floats each][barriers]
   static constexpr uint32_t kQOffset = 2 * kKVBytes;
   static constexpr uint32_t kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr uint32_t kDsOffset = kDoOffset + kStages * kQBytes;
-  static constexpr uint32_t kStatsOffset = kDsOffset + 2 * kDsBytes;
+  static constexpr uint32_t kDqOffset = kDsOffset + 2 * kDsBytes;
+  static constexpr uint32_t kStatsOffset = kDqOffset + kDqBytes;
   static constexpr uint32_t kStatsBytes = 2 * 2 * kBlockM * 4;  // per consumer
   static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * kStatsBytes;
   static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 2 * kStages) + 1024;
   // The register file split: 128 * producer + 128 * kConsumers * consumer
   // must stay within what the launch allocated (65536 / 384 rounded down
   // to 8 = 168 per thread), or setmaxnreg.inc waits forever.
-  static constexpr int kProducerRegs = 24;
-  static constexpr int kConsumerRegs = 240;
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;
   static_assert(128 * (kProducerRegs + kConsumers * kConsumerRegs) <=
                     65536 / kThreads / 8 * 8 * kThreads,
                 "setmaxnreg would oversubscribe the register file");
@@ -73,6 +77,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   unsigned char *const smem_base = smem_raw + (sK - smem0);
   const uint32_t sV = sK + K::kKVBytes;
   const uint32_t sQ = sK + K::kQOffset, sdO = sK + K::kDoOffset, sdS = sK + K::kDsOffset;
+  const uint32_t sdQ = sK + K::kDqOffset;  // 32-column chunks of [kBlockM][128 bytes]
   const uint32_t bar_kv = sK + K::kBarrierOffset;
   auto qdo_full = [&](int s) { return bar_kv + 8u * (1 + s); };
   auto qdo_empty = [&](int s) { return bar_kv + 8u * (1 + kStages + s); };
@@ -195,6 +200,10 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // past the sequence get p = exp2(s - inf) = 0, so they add nothing. The
     // buffers alternate by block, so one barrier per block orders both the
     // stores after the previous reads and the reads after the stores.
+    // The barrier also tells the warpgroup that the previous block's dQ
+    // reduction has finished reading its tile (the issuing thread waited).
+    if (tid % 128 == 0) bulk_wait_read();
+    __syncwarp();
     {
       const int t = tid % 128, r = t % kBlockM;
       float value = t < kBlockM ? INFINITY : 0.f;
@@ -262,22 +271,32 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     pin_registers(dst_frag);
     release(qdo_empty(stage));
 
-    // dQ rows are queries: 16 warp + group + 8 h of the block.
+    // dQ rows are queries (16 warp + group + 8 h of the block), into the
+    // tile swizzled like the TMA's 128-byte boxes, then reduced by the TMA.
+    // (Row 16 warp + group + 8 h has row % 8 == group; columns dq_col0 +
+    // 8 j + 2 in_quad, with dq_col0 a multiple of 32.)
+    const uint32_t sdQ_thread = sdQ + (dq_col0 / 32) * kBlockM * kSwizzleRowBytes +
+                                (16 * warp + group) * kSwizzleRowBytes + (in_quad % 2) * 8;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int query = row0 + 16 * warp + group + 8 * h;
-      if (query >= seq.seqlen_q) continue;
-      float *dq_row = scratch.dq_accum + core::row_stat_index(p, item.batch, head, query) *
-                                             int64_t(p.head_dim);
+    for (int h = 0; h < 2; ++h)
 #pragma unroll
       for (int j = 0; j < K::kDqCols / 8; ++j) {
-        const int col = dq_col0 + 8 * j + 2 * in_quad;
-        if (col < p.head_dim)
-          atomicAdd(reinterpret_cast<float2 *>(dq_row + col),
-                    make_float2(dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]));
+        const uint32_t chunk16 = (2 * (j % 4) + in_quad / 2) ^ group;
+        st_shared_v2_f32(sdQ_thread + (j / 4) * kBlockM * kSwizzleRowBytes +
+                             8 * h * kSwizzleRowBytes + chunk16 * 16,
+                         dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
       }
+    fence_smem_to_async();
+    named_barrier_sync(2 + wg, 128);
+    if (tid % 128 == 0) {
+      for (int c = dq_col0 / 32; c < (dq_col0 + K::kDqCols) / 32; ++c)
+        tma_reduce_add_4d(maps.dq_accum, sdQ + c * kBlockM * kSwizzleRowBytes, 32 * c, row0,
+                          head, item.batch);
+      bulk_commit();
     }
+    __syncwarp();
   }
+  if (tid % 128 == 0) bulk_wait();  // the reductions read shared memory until done
 
   // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.
 #pragma unroll

@@ -32,11 +32,11 @@
 
 namespace fa2::cuda::sm90 {
 
-// Tensor maps over [batch, heads, seqlen, head_dim], boxes of 64 columns
-// (128 bytes, the swizzle span) by block_m (Q, dO) or block_n (K, V) rows.
-// dout is only read by the backward.
+// Tensor maps over [batch, heads, seqlen, head_dim], boxes of 128 bytes of
+// columns (the swizzle span: 64 b16, 32 fp32) by block_m (Q, dO, dQ) or
+// block_n (K, V) rows. dout and the fp32 dQ accumulator are the backward's.
 struct TmaMaps {
-  CUtensorMap q, k, v, dout;
+  CUtensorMap q, k, v, dout, dq_accum;
 };
 
 template <class T, int kHeadDim, int kBlockN, int kConsumers, int kStages>

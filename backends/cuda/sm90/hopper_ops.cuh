@@ -54,6 +54,24 @@ __device__ inline void tma_load_4d(uint32_t dst, const CUtensorMap &map, uint32_
       "l"(reinterpret_cast<uint64_t>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
       : "memory");
 }
+// shared -> global element-wise add of one box (fp32 here), asynchronous,
+// tracked by bulk groups of the issuing thread; out-of-bounds parts of the
+// box are skipped.
+__device__ inline void tma_reduce_add_4d(const CUtensorMap &map, uint32_t src, int c0, int c1,
+                                         int c2, int c3) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group"
+      " [%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(reinterpret_cast<uint64_t>(&map)),
+      "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src)
+      : "memory");
+}
+__device__ inline void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Returns once this thread's bulk operations have finished reading shared
+// memory (bulk_wait_read) or have completed altogether (bulk_wait).
+__device__ inline void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+__device__ inline void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 __device__ inline void tma_prefetch_map(const CUtensorMap &map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&map)) : "memory");
 }
@@ -90,6 +108,9 @@ __device__ inline void pin_registers(uint32_t (&r)[N][M]) {
 // what they stored.
 __device__ inline void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ inline void st_shared_v2_f32(uint32_t smem, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(smem), "f"(x), "f"(y) : "memory");
 }
 __device__ inline void fence_smem_to_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

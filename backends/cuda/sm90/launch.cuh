@@ -48,16 +48,24 @@ fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cu
   fa2_status_t status = grid_size(core::bwd_items(p, K::kBlockN), grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
   TmaMaps maps;
+  // The dQ accumulator: [batch, heads_q, seqlen_q, head_dim] fp32, dense
+  // (core::row_stat_index rows of head_dim floats).
+  const int64_t dq_row = p.head_dim;
+  const core::TensorRef dq_accum{scratch.dq_accum, int64_t(p.heads_q) * p.seqlen_q * dq_row,
+                                 dq_row, int64_t(p.seqlen_q) * dq_row};
   const struct {
     CUtensorMap &map;
     const core::TensorRef &tensor;
+    core::Dtype dtype;
     int seqlen, heads, box_rows;
-  } operands[] = {{maps.q, p.q, p.seqlen_q, p.heads_q, plan.block_m},
-                  {maps.dout, p.dout, p.seqlen_q, p.heads_q, plan.block_m},
-                  {maps.k, p.k, p.seqlen_k, p.heads_kv, K::kBlockN},
-                  {maps.v, p.v, p.seqlen_k, p.heads_kv, K::kBlockN}};
+  } operands[] = {{maps.q, p.q, p.dtype, p.seqlen_q, p.heads_q, plan.block_m},
+                  {maps.dout, p.dout, p.dtype, p.seqlen_q, p.heads_q, plan.block_m},
+                  {maps.k, p.k, p.dtype, p.seqlen_k, p.heads_kv, K::kBlockN},
+                  {maps.v, p.v, p.dtype, p.seqlen_k, p.heads_kv, K::kBlockN},
+                  {maps.dq_accum, dq_accum, core::Dtype::f32, p.seqlen_q, p.heads_q,
+                   plan.block_m}};
   for (const auto &op : operands) {
-    status = encode_operand_map(op.map, op.tensor, p.dtype, op.seqlen, op.heads, p.batch,
+    status = encode_operand_map(op.map, op.tensor, op.dtype, op.seqlen, op.heads, p.batch,
                                 p.head_dim, op.box_rows, why);
     if (status != FA2_SUCCESS) return status;
   }

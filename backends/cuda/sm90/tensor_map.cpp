@@ -59,20 +59,22 @@ fa2_status_t encode_operand_map(CUtensorMap &map, const core::TensorRef &t, core
                                 std::string &why) {
   // A dimension of extent 1 is never stepped over; its stride only has to
   // be acceptable to the encoder.
-  auto stride_bytes = [](int extent, int64_t stride) {
-    return cuuint64_t(extent == 1 ? 16 : stride * 2);
+  const int element_bytes = dtype == core::Dtype::f32 ? 4 : 2;
+  auto stride_bytes = [&](int extent, int64_t stride) {
+    return cuuint64_t(extent == 1 ? 16 : stride * element_bytes);
   };
   const cuuint64_t dims[4] = {cuuint64_t(head_dim), cuuint64_t(seqlen), cuuint64_t(heads),
                               cuuint64_t(batch)};
   const cuuint64_t strides[3] = {stride_bytes(seqlen, t.stride_seq),
                                  stride_bytes(heads, t.stride_head),
                                  stride_bytes(batch, t.stride_batch)};
-  const cuuint32_t box[4] = {64, cuuint32_t(box_rows), 1, 1};
+  const cuuint32_t box[4] = {cuuint32_t(128 / element_bytes), cuuint32_t(box_rows), 1, 1};
   const cuuint32_t element_strides[4] = {1, 1, 1, 1};
   const CUresult result = encode_tiled()(
       &map,
-      dtype == core::Dtype::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+      dtype == core::Dtype::f32    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+      : dtype == core::Dtype::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
       4, t.data, dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

@@ -21,8 +21,9 @@ bool tma_covers(const core::AttnParams &p);
 bool tma_covers_operand(const core::TensorRef &t, int heads, int batch);
 
 // One [batch, heads, seqlen, head_dim] operand as a 4-D map whose box is
-// 64 columns (the 128-byte swizzle span) by box_rows rows; out-of-range rows
-// and columns read as zeros.
+// 128 bytes of columns (the swizzle span) by box_rows rows; out-of-range
+// rows and columns read as zeros and are skipped by reductions. dtype f32
+// is the backward's dQ accumulator.
 fa2_status_t encode_operand_map(CUtensorMap &map, const core::TensorRef &t, core::Dtype dtype,
                                 int seqlen, int heads, int batch, int head_dim, int box_rows,
                                 std::string &why);
