@@ -63,13 +63,13 @@ namespace fa2::cuda::sm90 {
 #define FA2_OVERWRITE(x) "=f"(x)
 
 // I0.. are the operand numbers that follow the accumulators (N / 2, ...).
-#define FA2_WGMMA_SS(N, TYPE, C, SCALE_D, d, I0, I1, I2, I3)                              \
+#define FA2_WGMMA_SS(TYPE, N, C, SCALE_D, d, I0, I1, I2, I3)                              \
   asm volatile(" wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." #TYPE "." #TYPE        \
                " " FA2_REGS_N##N ", %" #I0 ", %" #I1 ", " #SCALE_D ", 1, 1, %" #I2        \
                ", %" #I3 ";\n"                                                             \
                : FA2_ACC_N##N(C, d)                                                        \
                : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB))
-#define FA2_WGMMA_RS(N, TYPE, d, I0, I1, I2, I3, I4)                                      \
+#define FA2_WGMMA_RS(TYPE, N, d, I0, I1, I2, I3, I4)                                      \
   asm volatile(" wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." #TYPE "." #TYPE        \
                " " FA2_REGS_N##N ", {%" #I0 ", %" #I1 ", %" #I2 ", %" #I3 "}, %" #I4      \
                ", 1, 1, 1, 1;\n"                                                           \
@@ -79,30 +79,28 @@ namespace fa2::cuda::sm90 {
 template <int N>
 struct Wgmma;
 
-#define FA2_DEFINE_WGMMA(N, I0, I1, I2, I3, I4)                                            \
-  template <>                                                                            \
-  struct Wgmma<N> {                                                                      \
-    template <class T, int kTransA = 0, int kTransB = 0>                                 \
+// The PTX type name of T goes first into the instruction macro.
+#define FA2_FOR_TYPE(T, INSTRUCTION, ...)       \
+  if constexpr (std::is_same_v<T, __half>)      \
+    INSTRUCTION(f16, __VA_ARGS__);              \
+  else                                          \
+    INSTRUCTION(bf16, __VA_ARGS__)
+
+#define FA2_DEFINE_WGMMA(N, I0, I1, I2, I3, I4)                                                \
+  template <>                                                                                \
+  struct Wgmma<N> {                                                                          \
+    template <class T, int kTransA = 0, int kTransB = 0>                                     \
     __device__ static void ss_overwrite(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) { \
-      if constexpr (std::is_same_v<T, __half>)                                           \
-        FA2_WGMMA_SS(N, f16, FA2_OVERWRITE, 0, d, I0, I1, I2, I3);                       \
-      else                                                                               \
-        FA2_WGMMA_SS(N, bf16, FA2_OVERWRITE, 0, d, I0, I1, I2, I3);                      \
-    }                                                                                    \
-    template <class T, int kTransA = 0, int kTransB = 0>                                 \
-    __device__ static void ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {     \
-      if constexpr (std::is_same_v<T, __half>)                                           \
-        FA2_WGMMA_SS(N, f16, FA2_ACCUMULATE, 1, d, I0, I1, I2, I3);                      \
-      else                                                                               \
-        FA2_WGMMA_SS(N, bf16, FA2_ACCUMULATE, 1, d, I0, I1, I2, I3);                     \
-    }                                                                                    \
-    template <class T>                                                                   \
-    __device__ static void rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b) { \
-      if constexpr (std::is_same_v<T, __half>)                                           \
-        FA2_WGMMA_RS(N, f16, d, I0, I1, I2, I3, I4);                                     \
-      else                                                                               \
-        FA2_WGMMA_RS(N, bf16, d, I0, I1, I2, I3, I4);                                    \
-    }                                                                                    \
+      FA2_FOR_TYPE(T, FA2_WGMMA_SS, N, FA2_OVERWRITE, 0, d, I0, I1, I2, I3);                 \
+    }                                                                                        \
+    template <class T, int kTransA = 0, int kTransB = 0>                                     \
+    __device__ static void ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {         \
+      FA2_FOR_TYPE(T, FA2_WGMMA_SS, N, FA2_ACCUMULATE, 1, d, I0, I1, I2, I3);                \
+    }                                                                                        \
+    template <class T>                                                                       \
+    __device__ static void rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b) {  \
+      FA2_FOR_TYPE(T, FA2_WGMMA_RS, N, d, I0, I1, I2, I3, I4);                               \
+    }                                                                                        \
   };
 
 FA2_DEFINE_WGMMA(32, 16, 17, 18, 19, 20)
@@ -112,6 +110,7 @@ FA2_DEFINE_WGMMA(192, 96, 97, 98, 99, 100)
 FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132)
 
 #undef FA2_DEFINE_WGMMA
+#undef FA2_FOR_TYPE
 #undef FA2_WGMMA_RS
 #undef FA2_WGMMA_SS
 #undef FA2_OVERWRITE
