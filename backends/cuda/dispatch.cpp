@@ -82,7 +82,7 @@ BwdLauncher hopper_bwd_of_type(int bucket) {
 
 FwdLauncher hopper_fwd_for(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90
-  if (!sm90::tma_covers(p)) return nullptr;
+  if (p.head_dim < sm90::kMinHeadDim || !sm90::tma_covers(p)) return nullptr;
   const int bucket = core::head_dim_bucket(p.head_dim, sm90::kHeadDimBuckets);
   if (p.dtype == core::Dtype::f16) return hopper_fwd_of_type<__half>(bucket);
   if (p.dtype == core::Dtype::bf16) return hopper_fwd_of_type<__nv_bfloat16>(bucket);
@@ -94,7 +94,8 @@ FwdLauncher hopper_fwd_for(const core::AttnParams &p) {
 
 BwdLauncher hopper_bwd_for(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90
-  if (!sm90::tma_covers(p) || !sm90::tma_covers_operand(p.dout, p.heads_q, p.batch))
+  if (p.head_dim < sm90::kMinHeadDim || !sm90::tma_covers(p) ||
+      !sm90::tma_covers_operand(p.dout, p.heads_q, p.batch))
     return nullptr;
   const int bucket = core::head_dim_bucket(p.head_dim, sm90::kBwdHeadDimBuckets);
   if (p.dtype == core::Dtype::f16) return hopper_bwd_of_type<__half>(bucket);

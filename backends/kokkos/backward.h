@@ -35,15 +35,6 @@ struct BackwardWorkspace {
   }
 };
 
-// One [batch, heads_q, seqlen_q] row index -> its (batch, head, row).
-struct RowIndex {
-  int batch, head, row;
-  KOKKOS_INLINE_FUNCTION RowIndex(const core::AttnParams &p, int64_t index)
-      : batch(int(index / (int64_t(p.heads_q) * p.seqlen_q))),
-        head(int(index / p.seqlen_q % p.heads_q)),
-        row(int(index % p.seqlen_q)) {}
-};
-
 template <class Elem>
 struct RowStatsKernel {
   core::AttnParams p;
@@ -52,14 +43,14 @@ struct RowStatsKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(int64_t index) const {
     using Storage = typename Elem::Storage;
-    const RowIndex at(p, index);
+    const core::StatRow at = core::stat_row(p, index);
     float *dq_row = dq_accum + index * p.head_dim;
     for (int d = 0; d < p.head_dim; ++d) dq_row[d] = 0.f;
     const core::SeqInfo seq = core::seq_info(p, at.batch);
     float dot = 0.f;
     if (at.row < seq.seqlen_q) {
-      const Storage *dout = row_ptr<const Storage *>(p.dout, at.batch, seq.q_row0, at.row, at.head);
-      const Storage *out = row_ptr<const Storage *>(p.out, at.batch, seq.q_row0, at.row, at.head);
+      const Storage *dout = row_ptr<const Storage *>(p.dout, at.batch, seq.q_row0, at.row, at.head_q);
+      const Storage *out = row_ptr<const Storage *>(p.out, at.batch, seq.q_row0, at.row, at.head_q);
       for (int d = 0; d < p.head_dim; ++d) dot += Elem::load(dout[d]) * Elem::load(out[d]);
     }
     row_dot[index] = dot;
@@ -195,10 +186,10 @@ struct DqStoreKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(int64_t index) const {
     using Storage = typename Elem::Storage;
-    const RowIndex at(p, index);
+    const core::StatRow at = core::stat_row(p, index);
     const core::SeqInfo seq = core::seq_info(p, at.batch);
     if (at.row >= seq.seqlen_q) return;  // no such row in this (varlen) sequence
-    Storage *dq = row_ptr<Storage *>(p.dq, at.batch, seq.q_row0, at.row, at.head);
+    Storage *dq = row_ptr<Storage *>(p.dq, at.batch, seq.q_row0, at.row, at.head_q);
     const float *acc = dq_accum + index * p.head_dim;
     for (int d = 0; d < p.head_dim; ++d) dq[d] = Elem::store(acc[d]);
   }

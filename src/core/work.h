@@ -51,6 +51,17 @@ FA2_INLINE int64_t row_stat_index(const AttnParams &p, int b, int head_q, int ro
   return (int64_t(b) * p.heads_q + head_q) * p.seqlen_q + row;
 }
 
+// Its inverse, for kernels that walk those arrays row by row.
+struct StatRow {
+  int batch, head_q, row;
+};
+FA2_INLINE StatRow stat_row(const AttnParams &p, int64_t index) {
+  const int row = int(index % p.seqlen_q);
+  const int head_q = int((index / p.seqlen_q) % p.heads_q);
+  const int batch = int(index / (int64_t(p.seqlen_q) * p.heads_q));
+  return {batch, head_q, row};
+}
+
 FA2_INLINE int kv_head_of(const AttnParams &p, int head_q) { return head_q / p.group_size; }
 
 // Linear work index <-> tuple. The block index varies fastest in the

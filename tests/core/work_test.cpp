@@ -28,6 +28,17 @@ std::vector<AttnParams> shapes() {
   return all;
 }
 
+TEST(Work, StatRowInvertsRowStatIndex) {
+  for (const AttnParams &p : shapes())
+    for (int64_t i = 0; i < int64_t(p.batch) * p.heads_q * p.seqlen_q; ++i) {
+      const StatRow at = stat_row(p, i);
+      ASSERT_LT(at.batch, p.batch);
+      ASSERT_LT(at.head_q, p.heads_q);
+      ASSERT_LT(at.row, p.seqlen_q);
+      ASSERT_EQ(row_stat_index(p, at.batch, at.head_q, at.row), i);
+    }
+}
+
 TEST(Work, FwdItemIsABijection) {
   for (const AttnParams &p : shapes())
     for (int block_m : {1, 16, 64, 128}) {

@@ -284,9 +284,7 @@ __global__ void bwd_delta_kernel(const core::AttnParams p, float *delta) {
   const int64_t r = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (r >= rows) return;
-  const int row = int(r % p.seqlen_q);
-  const int head = int((r / p.seqlen_q) % p.heads_q);
-  const int b = int(r / (int64_t(p.seqlen_q) * p.heads_q));
+  const auto [b, head, row] = core::stat_row(p, r);
   const core::SeqInfo seq = core::seq_info(p, b);
   float sum = 0.f;
   if (row < seq.seqlen_q) {
@@ -313,9 +311,7 @@ __global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_
   const int64_t r = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (r >= rows) return;
-  const int row = int(r % p.seqlen_q);
-  const int head = int((r / p.seqlen_q) % p.heads_q);
-  const int b = int(r / (int64_t(p.seqlen_q) * p.heads_q));
+  const auto [b, head, row] = core::stat_row(p, r);
   const core::SeqInfo seq = core::seq_info(p, b);
   if (row >= seq.seqlen_q) return;
   T *dq = static_cast<T *>(p.dq.data) + core::row_offset(p.dq, b, seq.q_row0, row, head);

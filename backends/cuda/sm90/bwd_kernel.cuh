@@ -26,7 +26,6 @@
 #include "core/work.h"
 #include "sm80/bwd_scratch.h"
 #include "sm80/tile_ops.cuh"
-#include "sm90/fwd_kernel.cuh"
 #include "sm90/hopper_ops.cuh"
 #include "sm90/wgmma.cuh"
 
@@ -52,13 +51,10 @@ struct BwdKernel {
   static constexpr uint32_t kStatsBytes = 2 * 2 * kBlockM * 4;  // per consumer
   static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * kStatsBytes;
   static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 2 * kStages) + 1024;
-  // The register file split: 128 * producer + 128 * kConsumers * consumer
-  // must stay within what the launch allocated (65536 / 384 rounded down
-  // to 8 = 168 per thread), or setmaxnreg.inc waits forever.
+  // 40 producer registers: the 24 of the forward spill here.
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = 232;
-  static_assert(128 * (kProducerRegs + kConsumers * kConsumerRegs) <=
-                    65536 / kThreads / 8 * 8 * kThreads,
+  static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
                 "setmaxnreg would oversubscribe the register file");
   static_assert(kConsumers == 2 && kBlockM == 64 && kHeadDim % 64 == 0 && kDqCols % 32 == 0,
                 "bad Hopper backward tile plan");

@@ -32,13 +32,6 @@
 
 namespace fa2::cuda::sm90 {
 
-// Tensor maps over [batch, heads, seqlen, head_dim], boxes of 128 bytes of
-// columns (the swizzle span: 64 b16, 32 fp32) by block_m (Q, dO, dQ) or
-// block_n (K, V) rows. dout and the fp32 dQ accumulator are the backward's.
-struct TmaMaps {
-  CUtensorMap q, k, v, dout, dq_accum;
-};
-
 template <class T, int kHeadDim, int kBlockN, int kConsumers, int kStages>
 struct FwdKernel {
   static constexpr int kBlockM = 64 * kConsumers;
@@ -48,25 +41,12 @@ struct FwdKernel {
   static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
   static constexpr uint32_t kBarriers = kQBytes + 2 * kStages * kKVBytes;  // offset
   static constexpr int kSmemBytes = kBarriers + 8 * (1 + 4 * kStages) + 1024;  // + alignment
-  // The register file split: 65536 = 128 * producer + 128 * kConsumers * consumer.
-  // Within what the launch allocated (168 per thread), or setmaxnreg.inc
-  // waits forever.
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
-  static_assert(128 * (kProducerRegs + kConsumers * kConsumerRegs) <=
-                    65536 / kThreads / 8 * 8 * kThreads,
+  static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
                 "setmaxnreg would oversubscribe the register file");
   static_assert(kHeadDim % 64 == 0 && kBlockN % 16 == 0 && kConsumers == 2,
                 "bad Hopper forward tile plan");
-};
-
-// exp2 on the special-function unit; exp2(-inf) = +0 as core requires.
-struct FastExp2 {
-  __device__ float operator()(float x) const {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-  }
 };
 
 template <class T, int kHeadDim, int kBlockN, int kConsumers, int kStages>

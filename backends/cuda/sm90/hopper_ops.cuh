@@ -10,6 +10,23 @@
 
 namespace fa2::cuda::sm90 {
 
+// Tensor maps over [batch, heads, seqlen, head_dim], boxes of 128 bytes of
+// columns (the swizzle span: 64 b16, 32 fp32) by block_m (Q, dO, dQ) or
+// block_n (K, V) rows, passed to the kernels as one __grid_constant__
+// parameter. dout and the fp32 dQ accumulator are the backward's.
+struct TmaMaps {
+  CUtensorMap q, k, v, dout, dq_accum;
+};
+
+// exp2 on the special-function unit; exp2(-inf) = +0 as core requires.
+struct FastExp2 {
+  __device__ float operator()(float x) const {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+  }
+};
+
 // ---- mbarrier: completion of TMA loads (transaction bytes) and release of
 // shared-memory stages (arrivals).
 __device__ inline void mbar_init(uint32_t bar, uint32_t arrivals) {
@@ -117,7 +134,14 @@ __device__ inline void fence_smem_to_async() {
 }
 
 // ---- Register reallocation between warpgroups (needs a register cap at
-// entry: __launch_bounds__(threads, 1)).
+// entry: __launch_bounds__(threads, 1)). setmaxnreg.inc waits until the
+// registers exist, so a split of one producer warpgroup and `consumers`
+// consumer warpgroups must fit what the launch allocated: 65536 / threads
+// per thread, rounded down to 8.
+constexpr bool register_split_fits(int threads, int producer_regs, int consumers,
+                                   int consumer_regs) {
+  return 128 * (producer_regs + consumers * consumer_regs) <= 65536 / threads / 8 * 8 * threads;
+}
 template <int kRegs>
 __device__ inline void regs_release() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 
-#include "sm90/tile_plan.h"
 
 namespace fa2::cuda::sm90 {
 namespace {
@@ -49,8 +48,7 @@ bool tma_covers_operand(const core::TensorRef &t, int heads, int batch) {
 }
 
 bool tma_covers(const core::AttnParams &p) {
-  return !p.is_varlen() && p.seqlen_k > 0 && p.head_dim >= kMinHeadDim &&
-         encode_tiled() != nullptr && operand_ok(p.q, p.heads_q, p.batch) &&
+  return !p.is_varlen() && p.seqlen_k > 0 && encode_tiled() != nullptr && operand_ok(p.q, p.heads_q, p.batch) &&
          operand_ok(p.k, p.heads_kv, p.batch) && operand_ok(p.v, p.heads_kv, p.batch);
 }
 

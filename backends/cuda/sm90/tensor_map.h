@@ -15,7 +15,7 @@ namespace fa2::cuda::sm90 {
 // True when every operand of this call can be read by the TMA: fixed-length
 // batches (varlen stays on the sm80 kernels, whose loads are bounded per
 // sequence), 16-byte aligned base addresses and 16-byte multiple strides,
-// at least one key, and a head dim the Hopper buckets cover.
+// at least one key.
 bool tma_covers(const core::AttnParams &p);
 // The same test for one more operand (the backward's dO).
 bool tma_covers_operand(const core::TensorRef &t, int heads, int batch);
