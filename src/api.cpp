@@ -2,6 +2,7 @@
 // Every check runs before any backend code, so a refused call writes
 // nothing; each refusal records which argument was wrong in the handle.
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -59,6 +60,8 @@ fa2_status_t check_workspace(fa2_handle_t handle, uint64_t needed, void *workspa
   if (needed > 0 && workspace == nullptr)
     return fail(handle, FA2_ERROR_NULL_POINTER, "workspace is NULL but the call needs " +
                                                     std::to_string(needed) + " bytes");
+  if (needed > 0 && reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
+    return fail(handle, FA2_ERROR_MISALIGNED, "workspace is not aligned to 16 bytes");
   params.workspace = workspace;
   params.workspace_bytes = workspace_bytes;
   return FA2_SUCCESS;

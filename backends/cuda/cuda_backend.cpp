@@ -104,10 +104,9 @@ class CudaBackend final : public Backend {
 
   uint64_t fwd_workspace(const core::AttnParams &) const override { return 0; }
 
-  // [D: rows floats | dQ accumulator: rows x head_dim floats]
   uint64_t bwd_workspace(const core::AttnParams &p) const override {
-    const uint64_t rows = stat_rows(p);
-    return round_up(rows * sizeof(float)) + rows * uint64_t(p.head_dim) * sizeof(float);
+    const ScratchLayout layout = scratch_layout(p);
+    return layout.dq_accum + layout.dq_accum_bytes;
   }
 
   fa2_status_t fwd(const core::AttnParams &p, void *stream, std::string &why) override {
@@ -127,24 +126,40 @@ class CudaBackend final : public Backend {
     DeviceGuard guard(device_);
     FA2_CUDA_CHECK(guard.status());
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    const uint64_t rows = stat_rows(p);
+    const BwdLauncher hopper = hopper_ && !sm80_forced() ? hopper_bwd_for(p) : nullptr;
+    const ScratchLayout layout = scratch_layout(p);
     char *workspace = static_cast<char *>(p.workspace);
-    const BwdScratch scratch{reinterpret_cast<float *>(workspace),
-                             reinterpret_cast<float *>(workspace + round_up(rows * sizeof(float)))};
-    if (rows > 0) {
-      FA2_CUDA_CHECK(cudaMemsetAsync(scratch.dq_accum, 0,
-                                     rows * uint64_t(p.head_dim) * sizeof(float), s));
-      status = kernels.bwd_delta(p, scratch.delta, s, why);
+    auto at = [&](uint64_t offset) { return reinterpret_cast<float *>(workspace + offset); };
+    const BwdScratch scratch{hopper != nullptr ? nullptr : at(layout.delta), at(layout.dq_accum),
+                             hopper != nullptr ? at(layout.block_stats) : nullptr};
+    if (stat_rows(p) > 0) {
+      // Zeroes the accumulator and, before it, the block statistics' padding.
+      const uint64_t first = hopper != nullptr ? layout.block_stats : layout.dq_accum;
+      FA2_CUDA_CHECK(
+          cudaMemsetAsync(workspace + first, 0, layout.dq_accum + layout.dq_accum_bytes - first, s));
+      status = kernels.bwd_delta(p, scratch, s, why);
       if (status != FA2_SUCCESS) return status;
     }
-    const BwdLauncher hopper = hopper_ && !sm80_forced() ? hopper_bwd_for(p) : nullptr;
     // Either kernel also writes dK = dV = 0 where no query sees a key.
     status = (hopper != nullptr ? hopper : kernels.bwd)(p, scratch, s, why);
-    if (status != FA2_SUCCESS || rows == 0) return status;
+    if (status != FA2_SUCCESS || stat_rows(p) == 0) return status;
     return kernels.bwd_dq_convert(p, scratch.dq_accum, s, why);
   }
 
  private:
+  // Byte offsets of BwdScratch's buffers in the workspace: [delta |
+  // block_stats (Hopper devices only) | dq_accum].
+  struct ScratchLayout {
+    uint64_t delta, block_stats, dq_accum, dq_accum_bytes;
+  };
+  ScratchLayout scratch_layout(const core::AttnParams &p) const {
+    const uint64_t rows = stat_rows(p);
+    const uint64_t stats_bytes = hopper_ ? uint64_t(block_stat_floats(p)) * sizeof(float) : 0;
+    const uint64_t block_stats = round_up(rows * sizeof(float));
+    return {0, block_stats, block_stats + round_up(stats_bytes),
+            rows * uint64_t(p.head_dim) * sizeof(float)};
+  }
+
   int device_;
   bool hopper_;
 };

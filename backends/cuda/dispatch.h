@@ -20,7 +20,7 @@ struct KernelSet {
   int head_dim_bucket = 0;  // the kernel's head dim
   FwdLauncher fwd = nullptr;
   BwdLauncher bwd = nullptr;
-  fa2_status_t (*bwd_delta)(const core::AttnParams &, float *, cudaStream_t,
+  fa2_status_t (*bwd_delta)(const core::AttnParams &, const BwdScratch &, cudaStream_t,
                             std::string &) = nullptr;
   fa2_status_t (*bwd_dq_convert)(const core::AttnParams &, const float *, cudaStream_t,
                                  std::string &) = nullptr;

@@ -61,6 +61,8 @@ constexpr fa2_status_t kNull = FA2_ERROR_NULL_POINTER, kShape = FA2_ERROR_SHAPE_
 void misalign_lse(Call &c) { c.lse = reinterpret_cast<float *>(reinterpret_cast<char *>(c.lse) + 2); }
 void shrink_workspace(Call &c) { --c.workspace_bytes; }
 void drop_workspace(Call &c) { c.workspace = nullptr; }
+// One byte in: the buffer has a spare byte, so only the alignment is wrong.
+void misalign_workspace(Call &c) { c.workspace = static_cast<char *>(c.workspace) + 1; }
 
 // clang-format off
 const Mutation kMutations[] = {
@@ -97,6 +99,7 @@ const Mutation kMutations[] = {
        c.options.cu_seqlens_q = static_cast<const int32_t *>(c[Operand::q].data); }},
     {"workspace_too_small", false, kWorkspace, shrink_workspace, true},
     {"workspace_null", false, kNull, drop_workspace, true},
+    {"workspace_misaligned", false, kAlign, misalign_workspace, true},
     {"null_dout", true, kNull, [](Call &c) { c.ptr[int(Operand::dout)] = nullptr; }},
     {"null_dq_data", true, kNull, [](Call &c) { c[Operand::dq].data = nullptr; }},
     {"null_lse", true, kNull, [](Call &c) { c.lse = nullptr; }},
@@ -107,6 +110,7 @@ const Mutation kMutations[] = {
     {"heads_not_a_multiple", true, kShape, [](Call &c) { c.shape.heads_kv = 4; }},
     {"workspace_too_small", true, kWorkspace, shrink_workspace, true},
     {"workspace_null", true, kNull, drop_workspace, true},
+    {"workspace_misaligned", true, kAlign, misalign_workspace, true},
 };
 // clang-format on
 

@@ -14,12 +14,12 @@ int64_t row_ctas(const core::AttnParams &p) {
 }  // namespace
 
 template <class T>
-fa2_status_t launch_bwd_delta(const core::AttnParams &p, float *delta, cudaStream_t stream,
-                              std::string &why) {
+fa2_status_t launch_bwd_delta(const core::AttnParams &p, const BwdScratch &scratch,
+                              cudaStream_t stream, std::string &why) {
   unsigned grid = 0;
   const fa2_status_t status = grid_size(row_ctas(p), grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
-  bwd_delta_kernel<T><<<grid, 32 * kRowsPerCta, 0, stream>>>(p, delta);
+  bwd_delta_kernel<T><<<grid, 32 * kRowsPerCta, 0, stream>>>(p, scratch);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }
@@ -35,9 +35,9 @@ fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const float *dq_ac
   return FA2_SUCCESS;
 }
 
-template fa2_status_t launch_bwd_delta<__half>(const core::AttnParams &, float *, cudaStream_t,
-                                               std::string &);
-template fa2_status_t launch_bwd_delta<__nv_bfloat16>(const core::AttnParams &, float *,
+template fa2_status_t launch_bwd_delta<__half>(const core::AttnParams &, const BwdScratch &,
+                                               cudaStream_t, std::string &);
+template fa2_status_t launch_bwd_delta<__nv_bfloat16>(const core::AttnParams &, const BwdScratch &,
                                                       cudaStream_t, std::string &);
 template fa2_status_t launch_bwd_dq_convert<__half>(const core::AttnParams &, const float *,
                                                     cudaStream_t, std::string &);

@@ -277,9 +277,11 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
 }
 
 // D_i = rowsum(dO_i * O_i) for every row, one warp per row; also the rows
-// a varlen sequence does not have (their D is never read).
+// a varlen sequence does not have (their D is never read). Into
+// scratch.block_stats with the row's lse when the Hopper kernel reads them
+// (see bwd_scratch.h), else into scratch.delta.
 template <class T>
-__global__ void bwd_delta_kernel(const core::AttnParams p, float *delta) {
+__global__ void bwd_delta_kernel(const core::AttnParams p, const BwdScratch scratch) {
   const int64_t rows = int64_t(p.batch) * p.heads_q * p.seqlen_q;
   const int64_t r = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -301,7 +303,14 @@ __global__ void bwd_delta_kernel(const core::AttnParams p, float *delta) {
   }
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  if (lane == 0) delta[r] = sum;
+  if (lane != 0) return;
+  if (scratch.block_stats == nullptr) {
+    scratch.delta[r] = sum;
+  } else if (row < seq.seqlen_q) {
+    float *stats = scratch.block_stats + block_stat_index(p, b, head, row);
+    stats[0] = core::lse_log2(p.lse[r]);
+    stats[kStatBlockRows] = sum;
+  }
 }
 
 // dQ = scale * accumulator, converted to the element type, one warp per row.

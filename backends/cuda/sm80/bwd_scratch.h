@@ -1,13 +1,39 @@
-// The fp32 scratch the backward keeps in the caller's workspace: D
-// (= rowsum(dO * O)) and the dQ accumulator, both indexed by
-// core::row_stat_index (a dQ row holds head_dim floats).
+// The fp32 scratch the backward keeps in the caller's workspace:
+//  - delta: D = rowsum(dO * O), one float per core::row_stat_index (what the
+//    sm80 kernels read);
+//  - dq_accum: the dQ accumulator, rows of head_dim floats by
+//    core::row_stat_index;
+//  - block_stats: what the Hopper kernels read instead of delta and lse, per
+//    (batch, query head) and block of kStatBlockRows queries: the block's
+//    lse in log2 units, then its D; zero past the sequence. A block's pair
+//    is contiguous: one float per thread of a warpgroup, no bounds to
+//    check. Null when the sm80 kernels run.
 #pragma once
+
+#include <cstdint>
+
+#include "core/mask.h"
+#include "core/params.h"
 
 namespace fa2::cuda {
 
 struct BwdScratch {
   float *delta;
   float *dq_accum;
+  float *block_stats;
 };
+
+inline constexpr int kStatBlockRows = 64;
+
+FA2_INLINE int64_t block_stat_floats(const core::AttnParams &p) {
+  return int64_t(p.batch) * p.heads_q * core::ceil_div(p.seqlen_q, kStatBlockRows) * 2 *
+         kStatBlockRows;
+}
+// Index of the lse of (batch, head, row); its D is kStatBlockRows further.
+FA2_INLINE int64_t block_stat_index(const core::AttnParams &p, int batch, int head, int row) {
+  const int64_t block = (int64_t(batch) * p.heads_q + head) * core::ceil_div(p.seqlen_q, kStatBlockRows) +
+                        row / kStatBlockRows;
+  return block * 2 * kStatBlockRows + row % kStatBlockRows;
+}
 
 }  // namespace fa2::cuda

@@ -24,10 +24,11 @@ template <class T, int kHeadDim>
 fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
                         std::string &why);
 
-// D = rowsum(dO * O) before, dQ = scale * accumulator after the main kernel.
+// D = rowsum(dO * O) before (where bwd_scratch.h says), dQ = scale *
+// accumulator after the main kernel.
 template <class T>
-fa2_status_t launch_bwd_delta(const core::AttnParams &p, float *delta, cudaStream_t stream,
-                              std::string &why);
+fa2_status_t launch_bwd_delta(const core::AttnParams &p, const BwdScratch &scratch,
+                              cudaStream_t stream, std::string &why);
 template <class T>
 fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const float *dq_accum,
                                    cudaStream_t stream, std::string &why);

@@ -7,9 +7,7 @@
 // keys (core::query_blocks), so dK and dV stay in registers and need no
 // atomics. Warpgroup 0 produces: one thread issues the TMA loads (K, V
 // once; Q and dO per query block through a kStages ring). Each consumer
-// warpgroup owns 64 keys and, per query block, stages lse (log2 units) and
-// D = rowsum(dO * O) of the block in its own shared memory while its first
-// two GEMMs run, then computes
+// warpgroup owns 64 keys and, per query block, computes
 //   S^T  = K Q^T,   dP^T = V dO^T                 (from shared memory)
 //   P^T  = exp2(S^T c - lse),  dS^T = P^T (dP^T - D)   (in registers)
 //   dV  += P^T dO,  dK += dS^T Q                  (A from registers)
@@ -25,6 +23,7 @@
 #include "core/online_softmax.h"
 #include "core/work.h"
 #include "sm80/bwd_scratch.h"
+#include "sm80/smem_tile.cuh"
 #include "sm80/tile_ops.cuh"
 #include "sm90/hopper_ops.cuh"
 #include "sm90/wgmma.cuh"
@@ -41,15 +40,15 @@ struct BwdKernel {
   static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
   static constexpr uint32_t kDsBytes = kBlockN * kBlockM * sizeof(T);  // dS^T tile
   static constexpr uint32_t kDqBytes = kBlockM * kHeadDim * 4;         // fp32 dQ tile
+  static constexpr uint32_t kStatsBytes = 2 * kBlockM * 4;             // lse and D
   // [K][V][Q x kStages][dO x kStages][dS^T x 2][dQ]
-  // [lse, D: per consumer, 2 buffers (by block parity) x kBlockM floats each][barriers]
+  // [lse and D: per consumer, 2 buffers (by block parity)][barriers]
   static constexpr uint32_t kQOffset = 2 * kKVBytes;
   static constexpr uint32_t kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr uint32_t kDsOffset = kDoOffset + kStages * kQBytes;
   static constexpr uint32_t kDqOffset = kDsOffset + 2 * kDsBytes;
   static constexpr uint32_t kStatsOffset = kDqOffset + kDqBytes;
-  static constexpr uint32_t kStatsBytes = 2 * 2 * kBlockM * 4;  // per consumer
-  static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * kStatsBytes;
+  static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * 2 * kStatsBytes;
   static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 2 * kStages) + 1024;
   // 40 producer registers: the 24 of the forward spill here.
   static constexpr int kProducerRegs = 40;
@@ -58,6 +57,8 @@ struct BwdKernel {
                 "setmaxnreg would oversubscribe the register file");
   static_assert(kConsumers == 2 && kBlockM == 64 && kHeadDim % 64 == 0 && kDqCols % 32 == 0,
                 "bad Hopper backward tile plan");
+  static_assert(kBlockM == kStatBlockRows && 2 * kBlockM == 128,
+                "one block_stats pair per query block, one float per consumer thread");
 };
 
 template <class T, int kHeadDim, int kBlockM, int kConsumers, int kStages>
@@ -146,7 +147,6 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
   const int key_row = 64 * wg + 16 * warp + group;  // + 8 h: this thread's keys in the block
   const uint32_t sK_wg = sK + 64 * wg * kSwizzleRowBytes, sV_wg = sV + 64 * wg * kSwizzleRowBytes;
-  float *const stats_wg = reinterpret_cast<float *>(smem_base + K::kStatsOffset + wg * K::kStatsBytes);
   // This warpgroup's dQ columns of K (read MN-major), within the 64-column chunks.
   const int dq_col0 = wg * K::kDqCols;
   const uint32_t sK_dq = sK + (dq_col0 / 64) * kBlockN * kSwizzleRowBytes + (dq_col0 % 64) * 2;
@@ -174,6 +174,26 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     if (lane == 0) mbar_arrive(bar);
   };
   const FastExp2 exp2;
+  // lse (log2 units) and D of the next block in the loop's order (query
+  // blocks of one head, then the next head): one float per thread, from the
+  // D kernel's padded pairs (BwdScratch::block_stats: no bounds to check),
+  // into buffer `parity`. The source moves by increments: per-thread index
+  // arithmetic here costs the issue slots the GEMMs' epilogues need.
+  float *const stats_wg =
+      reinterpret_cast<float *>(smem_base + K::kStatsOffset + wg * 2 * K::kStatsBytes);
+  const float *stats_head = scratch.block_stats + block_stat_index(p, item.batch, head_of(0), 0);
+  int stats_m_block = blocks.begin;
+  auto fetch_stats = [&](int parity) {
+    load_floats_async<2 * kBlockM, 128>(smem_address(stats_wg + parity * 2 * kBlockM),
+                                        stats_head + stats_m_block * 2 * kBlockM, 2 * kBlockM,
+                                        tid % 128);
+    cp_async_commit();
+    if (++stats_m_block == blocks.end) {
+      stats_m_block = blocks.begin;
+      stats_head += core::ceil_div(p.seqlen_q, kStatBlockRows) * 2 * kBlockM;
+    }
+  };
+  fetch_stats(0);  // block 0's
 
   mbar_wait(bar_kv, 0);
   for (int it = 0; it < num_iters; ++it) {
@@ -181,8 +201,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     const int row0 = m_block * kBlockM;
     const uint32_t sQ_i = sQ + stage * K::kQBytes, sdO_i = sdO + stage * K::kQBytes;
     const uint32_t sdS_i = sdS + (it % 2) * K::kDsBytes;
-    float *const stats = stats_wg + (it % 2) * 2 * kBlockM;  // [lse | D] of this block
-    const float *lse_i = stats, *delta_i = stats + kBlockM;
+    const float *lse_i = stats_wg + (it % 2) * 2 * kBlockM;  // then D
+    const float *delta_i = lse_i + kBlockM;
     mbar_wait(qdo_full(stage), (it / kStages) & 1);
 
     // S^T = K Q^T and dP^T = V dO^T, two groups.
@@ -192,26 +212,19 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     wgmma_chain_ss<T, kBlockM, kHeadDim / 16>(dpt, sV_wg, kBlockN, sdO_i, kBlockM);
     wgmma_commit();
 
-    // lse and D of the block while the GEMMs run: one value per thread. Rows
-    // past the sequence get p = exp2(s - inf) = 0, so they add nothing. The
-    // buffers alternate by block, so one barrier per block orders both the
-    // stores after the previous reads and the reads after the stores.
-    // The barrier also tells the warpgroup that the previous block's dQ
-    // reduction has finished reading its tile (the issuing thread waited).
+    // While the GEMMs run, one barrier per block: this block's lse and D
+    // (fetched one block ahead) have landed, everyone is done reading the
+    // buffer the next fetch overwrites, and the previous block's dQ
+    // reduction has finished reading the dQ tile (its issuing thread
+    // waits) before this block's dQ goes there.
     if (tid % 128 == 0) bulk_wait_read();
-    __syncwarp();
-    {
-      const int t = tid % 128, r = t % kBlockM;
-      float value = t < kBlockM ? INFINITY : 0.f;
-      if (row0 + r < seq.seqlen_q) {
-        const int64_t index = core::row_stat_index(p, item.batch, head, row0 + r);
-        value = t < kBlockM ? core::lse_log2(p.lse[index]) : scratch.delta[index];
-      }
-      stats[t] = value;
-    }
+    cp_async_wait<0>();
     named_barrier_sync(2 + wg, 128);
+    if (it + 1 < num_iters) fetch_stats((it + 1) % 2);
 
-    // P^T while dP^T is still on the tensor cores.
+    // P^T while dP^T is still on the tensor cores. Rows past the sequence
+    // (lse = D = 0, Q = dO = 0 from the TMA) get finite P and dS = 0: they
+    // add nothing to dV, dK, and their dQ rows are not stored.
     wgmma_wait<1>();
     pin_registers(st);
     const bool masked = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);

@@ -17,12 +17,21 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   static_assert(plan.head_dim == kHeadDim, "no Hopper forward plan for this head dim");
   using K = FwdKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
   const auto kernel = fwd_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
+  const int64_t tiles = core::fwd_items(p, K::kBlockM);
+  if (tiles == 0) return FA2_SUCCESS;
   unsigned grid = 0;
-  fa2_status_t status = grid_size(core::fwd_items(p, K::kBlockM), grid, why);
-  if (status != FA2_SUCCESS || grid == 0) return status;
+  if (persistent_fwd(kHeadDim, p.has_mask, p.seqlen_k)) {  // one CTA per SM: its shared memory allows no more
+    int device = 0, sms = 0;
+    FA2_CUDA_CHECK(cudaGetDevice(&device));
+    FA2_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    grid = unsigned(tiles < sms ? tiles : sms);
+  } else {
+    const fa2_status_t status = grid_size(tiles, grid, why);
+    if (status != FA2_SUCCESS) return status;
+  }
   TmaMaps maps;
-  status = encode_operand_map(maps.q, p.q, p.dtype, p.seqlen_q, p.heads_q, p.batch, p.head_dim,
-                              K::kBlockM, why);
+  fa2_status_t status = encode_operand_map(maps.q, p.q, p.dtype, p.seqlen_q, p.heads_q, p.batch,
+                                           p.head_dim, K::kBlockM, why);
   if (status == FA2_SUCCESS)
     status = encode_operand_map(maps.k, p.k, p.dtype, p.seqlen_k, p.heads_kv, p.batch,
                                 p.head_dim, plan.block_n, why);

@@ -11,6 +11,8 @@ namespace fa2::cuda::sm90 {
 // Head dims up to 32 stay on the sm80 kernels (a 64-wide Hopper tile would
 // be half padding); everything else rounds up to one of these.
 inline constexpr int kHeadDimBuckets[] = {64, 128, 256};
+// Shared memory one CTA may opt into on the H100 / H200.
+inline constexpr int kMaxSmemBytes = 227 * 1024;
 inline constexpr int kMinHeadDim = 33;
 
 // workers = consumer warpgroups; block_m = 64 * workers.
@@ -20,6 +22,21 @@ constexpr core::TilePlan sm90_fwd_plan(int head_dim) {
     case 128: return {128, 128, 128, 2, 2};
     case 256: return {128, 64, 256, 2, 2};
     default: return {0, 0, 0, 0, 0};
+  }
+}
+
+// Whether the forward runs persistent CTAs (one per SM, each loading its
+// next tile while it finishes the current one, masked work balanced by the
+// snake order; see fwd_kernel.cuh) instead of one CTA per tile. Measured on
+// the H200, 2026-11-29 (bench/RESULTS.md), against one CTA per tile:
+// head dim 64 +2..39% everywhere; 128 causal +1..10%, unmasked -3..0%;
+// 256 +3..7% from 2k keys, -7..0% below (its single Q buffer: the next Q
+// waits for this tile's last Q K^T).
+constexpr bool persistent_fwd(int head_dim, bool has_mask, int seqlen_k) {
+  switch (head_dim) {
+    case 64: return true;
+    case 128: return has_mask;
+    default: return seqlen_k >= 2048;
   }
 }
 

@@ -120,7 +120,13 @@ bool run_case(const Case &c, fa2_handle_t handle, bool verbose) {
   const fa2_tensor_t tq = q.api(c.dtype, c.sq), tk = k.api(c.dtype, c.sk), tv = v.api(c.dtype, c.sk),
                      to = o.api(c.dtype, c.sq), tdo = dout.api(c.dtype, c.sq),
                      tdq = dq.api(c.dtype, c.sq), tdk = dk.api(c.dtype, c.sk), tdv = dv.api(c.dtype, c.sk);
-  fa2_status_t st = fa2_fwd(handle, &shape, &tq, &tk, &tv, &to, lse_dev, &opt, nullptr, 0, nullptr);
+  size_t fwd_ws_bytes = 0;
+  fa2_status_t st = fa2_fwd_workspace_size(handle, &shape, c.dtype, &opt, &fwd_ws_bytes);
+  void *fwd_ws = nullptr;
+  if (fwd_ws_bytes > 0) CHECK_CUDA(cudaMalloc(&fwd_ws, fwd_ws_bytes));
+  if (st == FA2_SUCCESS)
+    st = fa2_fwd(handle, &shape, &tq, &tk, &tv, &to, lse_dev, &opt, fwd_ws, fwd_ws_bytes, nullptr);
+  cudaFree(fwd_ws);
   if (st != FA2_SUCCESS) {
     std::printf("FAIL %-34s fwd status %d: %s\n", c.name.c_str(), st, fa2_last_error(handle));
     return false;
@@ -262,11 +268,11 @@ std::vector<Case> cases(bool small) {
 }
 
 // FlashAttention-2 paper grid points: 16k tokens, hidden 2048.
-void bench(fa2_handle_t handle) {
+void bench(fa2_handle_t handle, const std::vector<int> &seqlens) {
   std::printf("%-6s %-5s %-6s %-6s %-10s %-10s %-10s %-10s\n", "dtype", "d", "seq", "causal", "fwd ms",
               "fwd TF/s", "bwd ms", "bwd TF/s");
   for (int d : {64, 128, 256})
-    for (int s : {2048, 16384})
+    for (int s : seqlens)
       for (int causal : {0, 1}) {
         const int b = 16384 / s, h = 2048 / d;
         const size_t n = size_t(b) * s * h * d;
@@ -290,10 +296,12 @@ void bench(fa2_handle_t handle) {
         const fa2_shape_t shape{b, s, s, h, h, d};
         fa2_options_t opt = FA2_OPTIONS_INIT;
         opt.causal = causal;
-        size_t ws_bytes = 0;
+        size_t ws_bytes = 0, fwd_ws_bytes = 0;
         fa2_bwd_workspace_size(handle, &shape, FA2_DTYPE_BF16, &opt, &ws_bytes);
-        void *ws;
+        fa2_fwd_workspace_size(handle, &shape, FA2_DTYPE_BF16, &opt, &fwd_ws_bytes);
+        void *ws, *fwd_ws = nullptr;
         CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
+        if (fwd_ws_bytes > 0) CHECK_CUDA(cudaMalloc(&fwd_ws, fwd_ws_bytes));
         cudaEvent_t e0, e1;
         CHECK_CUDA(cudaEventCreate(&e0));
         CHECK_CUDA(cudaEventCreate(&e1));
@@ -303,7 +311,7 @@ void bench(fa2_handle_t handle) {
             CHECK_CUDA(cudaEventRecord(e0));
             const fa2_status_t st =
                 backward ? fa2_bwd(handle, &shape, &tdo, &tq, &tk, &tv, &to, lse, &tdq, &tdk, &tdv, &opt, ws, ws_bytes, nullptr)
-                         : fa2_fwd(handle, &shape, &tq, &tk, &tv, &to, lse, &opt, nullptr, 0, nullptr);
+                         : fa2_fwd(handle, &shape, &tq, &tk, &tv, &to, lse, &opt, fwd_ws, fwd_ws_bytes, nullptr);
             CHECK_CUDA(cudaEventRecord(e1));
             CHECK_CUDA(cudaEventSynchronize(e1));
             if (st != FA2_SUCCESS) { std::printf("status %d %s\n", st, fa2_last_error(handle)); std::exit(1); }
@@ -319,7 +327,7 @@ void bench(fa2_handle_t handle) {
         std::printf("%-6s %-5d %-6d %-6d %-10.3f %-10.1f %-10.3f %-10.1f\n", "bf16", d, s, causal, fwd_ms,
                     flops / fwd_ms * 1e-9, bwd_ms, 2.5 * flops / bwd_ms * 1e-9);
         for (void *p : buf) cudaFree(p);
-        cudaFree(lse), cudaFree(ws);
+        cudaFree(lse), cudaFree(ws), cudaFree(fwd_ws);
         cudaEventDestroy(e0), cudaEventDestroy(e1);
       }
 }
@@ -339,8 +347,19 @@ int main(int argc, char **argv) {
     run_case({"f16/diag64x16", FA2_DTYPE_F16, 1, 64, 16, 1, 1, 64, 0, 0, 0}, handle, true);
     run_case({"bf16/diag203x113", FA2_DTYPE_BF16, 1, 203, 113, 1, 1, 64, 0, 0, 0}, handle, true);
     run_case({"f16/causal-left1", FA2_DTYPE_F16, 1, 64, 64, 1, 1, 64, 1, 1, -1}, handle, true);
-  } else if (mode == "bench") {
-    bench(handle);
+  } else if (mode == "bench") {  // bench [seqlen,seqlen,...]
+    std::vector<int> seqlens;
+    for (const char *arg = argc > 2 ? argv[2] : "2048,16384"; *arg != 0;) {
+      char *end = nullptr;
+      const long seqlen = std::strtol(arg, &end, 10);
+      if (end == arg || seqlen <= 0 || 16384 % seqlen != 0) {
+        std::printf("bench: seqlens must divide 16384\n");
+        return 2;
+      }
+      seqlens.push_back(int(seqlen));
+      arg = *end == ',' ? end + 1 : end;
+    }
+    bench(handle, seqlens);
   } else {
     int failed = 0, total = 0;
     for (const Case &c : cases(mode == "small")) failed += !run_case(c, handle, true), ++total;

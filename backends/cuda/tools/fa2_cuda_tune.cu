@@ -45,7 +45,7 @@ Problem make_problem(int d, int s, bool causal, void *const *buf, float *lse, fl
   p.window_left = core::kUnlimited;
   p.window_right = causal ? 0 : core::kUnlimited;
   p.has_mask = causal;
-  pr.scratch = {ws, ws + int64_t(b) * h * s};
+  pr.scratch = {ws, ws + int64_t(b) * h * s, nullptr};
   return pr;
 }
 
@@ -97,7 +97,7 @@ void bwd(const char *name, void *const *buf, float *lse, float *ws) {
       const double ms = median_ms([&](std::string &why) {
         const int64_t acc = int64_t(pr.p.batch) * pr.p.heads_q * s * D * 4;
         CHECK(cudaMemsetAsync(pr.scratch.dq_accum, 0, acc));
-        fa2_status_t st = cuda::launch_bwd_delta<T>(pr.p, pr.scratch.delta, nullptr, why);
+        fa2_status_t st = cuda::launch_bwd_delta<T>(pr.p, pr.scratch, nullptr, why);
         if (st == FA2_SUCCESS)
           st = cuda::launch_bwd_tiles<T, D, BM, BN, Split, S>(pr.p, pr.scratch, nullptr, why);
         if (st == FA2_SUCCESS) st = cuda::launch_bwd_dq_convert<T>(pr.p, pr.scratch.dq_accum, nullptr, why);
