@@ -35,12 +35,15 @@ __device__ inline void load_tile_async(uint32_t smem, const T *gmem, int64_t row
                                        int rows_valid, int cols_valid, int tid) {
   constexpr int kChunksPerRow = Tile::kCols / 8;
   constexpr int kChunks = Tile::kRows * kChunksPerRow;
-  if constexpr (kThreads % kChunksPerRow == 0) {
+  if constexpr (kThreads >= kChunksPerRow) {
     // Each thread keeps one column and walks down the rows with one 64-bit
     // pointer. (Computing row * row_stride per chunk let the compiler hoist
     // one 64-bit offset per chunk out of the kernels' main loops: two
     // registers each, 32+ in all, which is what pushed them into spills.)
+    // Where kChunksPerRow does not divide kThreads (d96: 12 chunks), the
+    // last kThreads % kChunksPerRow threads copy nothing.
     constexpr int kRowStep = kThreads / kChunksPerRow;
+    if (kThreads % kChunksPerRow != 0 && tid >= kRowStep * kChunksPerRow) return;
     const int row0 = tid / kChunksPerRow, col = (tid % kChunksPerRow) * 8;
     const T *src = gmem + row0 * row_stride + col;
     const int64_t step = kRowStep * row_stride;
