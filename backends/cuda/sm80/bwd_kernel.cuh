@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
 #pragma unroll
           for (int c = 0; c < K::kSlabKeys / 4; ++c) {
             const int key = key0 + key_warp * K::kSlabKeys + 8 * (c / 2) + 2 * in_quad + c % 2;
-            float prob = core::prob_from_lse(s[sl][h][c], p.scale_log2, lse);
+            float prob = core::prob_from_lse(s[sl][h][c], p.scale_log2, lse, FastExp2{});
             if (needs_mask && !mask.visible(m_block * kBlockM + row, key)) prob = 0.f;
             s[sl][h][c] = prob;
             dp[sl][h][c] = prob * (dp[sl][h][c] - delta);  // dS, unscaled

@@ -78,11 +78,11 @@ struct Element<__nv_bfloat16> {
   __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 };
 
-// exp2 on the special-function unit (one MUFU.EX2), for the forward's
-// online softmax: exp2f without -ftz adds a range test and two multiplies
-// per score to keep subnormal results. Flushing them is harmless: p is
-// relative to the row's running maximum (its own p is 1), so a p below
-// 2^-126 adds nothing to the row sum nor, rounded to b16, to P V.
+// exp2 on the special-function unit (one MUFU.EX2), for the softmax of
+// both paths: exp2f without -ftz adds a range test and two multiplies per
+// score to keep subnormal results. Flushing them is harmless: p is
+// relative to the row's maximum (its own p is 1), so a p below 2^-126 adds
+// nothing to the row sum nor, rounded to b16, to P V.
 // exp2(-inf) = +0, as core::online_softmax_step requires.
 struct FastExp2 {
   __device__ float operator()(float x) const {

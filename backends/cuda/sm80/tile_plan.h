@@ -15,11 +15,11 @@ inline constexpr int kHeadDimBuckets[] = {32, 64, 96, 128, 192, 256};
 // sm80 choice): every K / V fragment read by ldmatrix feeds both slabs, and
 // two CTAs share an SM, so one's softmax and barriers overlap the other's
 // GEMMs (d128: 343 vs 290 TF/s for 8 one-slab warps of 128x128, d64 128
-// keys: 305 vs 279 for 64, s16k non-causal, H200). 64-key blocks above 128 too, as in FlashAttention-2: smaller ones
-// reload Q from shared memory for every few keys. One K and one V buffer
-// each loaded while the other is in use (stages 1) beat two stages of K/V:
-// it fits d256's 64-key blocks (132 KB; two stages would be 198 KB), and
-// measured 7% faster at d192.
+// keys: 305 vs 279 for 64, s16k non-causal, H200). 64-key blocks above 128
+// too, as in FlashAttention-2: smaller ones reload Q from shared memory for
+// every few keys. One K and one V buffer each loaded while the other is in
+// use (stages 1) beat two stages of K/V: it fits d256's 64-key blocks
+// (132 KB; two stages would be 198 KB), and measured 7% faster at d192.
 constexpr core::TilePlan sm80_fwd_plan(int head_dim) {
   switch (head_dim) {
     case 32: return {128, 64, 32, 4, 2};

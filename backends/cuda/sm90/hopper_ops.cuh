@@ -18,15 +18,6 @@ struct TmaMaps {
   CUtensorMap q, k, v, dout, dq_accum;
 };
 
-// exp2 on the special-function unit; exp2(-inf) = +0 as core requires.
-struct FastExp2 {
-  __device__ float operator()(float x) const {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-  }
-};
-
 // ---- mbarrier: completion of TMA loads (transaction bytes) and release of
 // shared-memory stages (arrivals).
 __device__ inline void mbar_init(uint32_t bar, uint32_t arrivals) {

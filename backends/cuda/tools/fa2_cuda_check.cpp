@@ -267,14 +267,27 @@ std::vector<Case> cases(bool small) {
   return list;
 }
 
+// "a,b,c" into `out`, each value accepted by `ok`.
+template <class Ok>
+bool int_list(const char *arg, Ok ok, std::vector<int> &out) {
+  while (*arg != 0) {
+    char *end = nullptr;
+    const long value = std::strtol(arg, &end, 10);
+    if (end == arg || value <= 0 || value > 16384 || !ok(int(value))) return false;
+    out.push_back(int(value));
+    arg = *end == ',' ? end + 1 : end;
+  }
+  return !out.empty();
+}
+
 // FlashAttention-2 paper grid points: 16k tokens, hidden 2048.
-void bench(fa2_handle_t handle, const std::vector<int> &seqlens) {
+void bench(fa2_handle_t handle, const std::vector<int> &seqlens, const std::vector<int> &head_dims) {
   std::printf("%-6s %-5s %-6s %-6s %-10s %-10s %-10s %-10s\n", "dtype", "d", "seq", "causal", "fwd ms",
               "fwd TF/s", "bwd ms", "bwd TF/s");
-  for (int d : {64, 128, 256})
+  for (int d : head_dims)
     for (int s : seqlens)
       for (int causal : {0, 1}) {
-        const int b = 16384 / s, h = 2048 / d;
+        const int b = 16384 / s, h = 2048 / d;  // d96 / d192: 21 / 10 heads
         const size_t n = size_t(b) * s * h * d;
         std::vector<uint16_t> host(n);
         uint32_t x = 12345;
@@ -347,19 +360,15 @@ int main(int argc, char **argv) {
     run_case({"f16/diag64x16", FA2_DTYPE_F16, 1, 64, 16, 1, 1, 64, 0, 0, 0}, handle, true);
     run_case({"bf16/diag203x113", FA2_DTYPE_BF16, 1, 203, 113, 1, 1, 64, 0, 0, 0}, handle, true);
     run_case({"f16/causal-left1", FA2_DTYPE_F16, 1, 64, 64, 1, 1, 64, 1, 1, -1}, handle, true);
-  } else if (mode == "bench") {  // bench [seqlen,seqlen,...]
-    std::vector<int> seqlens;
-    for (const char *arg = argc > 2 ? argv[2] : "2048,16384"; *arg != 0;) {
-      char *end = nullptr;
-      const long seqlen = std::strtol(arg, &end, 10);
-      if (end == arg || seqlen <= 0 || 16384 % seqlen != 0) {
-        std::printf("bench: seqlens must divide 16384\n");
-        return 2;
-      }
-      seqlens.push_back(int(seqlen));
-      arg = *end == ',' ? end + 1 : end;
+  } else if (mode == "bench") {  // bench [seqlen,...] [head_dim,...]
+    std::vector<int> seqlens, head_dims;
+    if (!int_list(argc > 2 ? argv[2] : "2048,16384", [](int s) { return 16384 % s == 0; }, seqlens) ||
+        !int_list(argc > 3 ? argv[3] : "64,128,256", [](int d) { return d % 8 == 0 && d <= 256; },
+                  head_dims)) {
+      std::printf("bench: seqlens must divide 16384, head dims be multiples of 8 up to 256\n");
+      return 2;
     }
-    bench(handle, seqlens);
+    bench(handle, seqlens, head_dims);
   } else {
     int failed = 0, total = 0;
     for (const Case &c : cases(mode == "small")) failed += !run_case(c, handle, true), ++total;
