@@ -39,26 +39,34 @@ TEST(Work, StatRowInvertsRowStatIndex) {
     }
 }
 
-TEST(Work, FwdItemIsABijection) {
-  for (const AttnParams &p : shapes())
-    for (int block_m : {1, 16, 64, 128}) {
-      const int m_blocks = ceil_div(p.seqlen_q, block_m);
-      ASSERT_EQ(fwd_items(p, block_m), int64_t(p.batch) * p.heads_q * m_blocks);
-      std::set<std::tuple<int, int, int>> seen;
-      int last_m_block = m_blocks;
-      for (int64_t i = 0; i < fwd_items(p, block_m); ++i) {
-        const FwdItem it = fwd_item(p, block_m, i);
-        ASSERT_GE(it.batch, 0);
-        ASSERT_LT(it.batch, p.batch);
-        ASSERT_GE(it.head_q, 0);
-        ASSERT_LT(it.head_q, p.heads_q);
-        ASSERT_GE(it.m_block, 0);
-        ASSERT_LT(it.m_block, m_blocks);
-        ASSERT_LE(it.m_block, last_m_block);  // longest (last) query blocks first
-        last_m_block = it.m_block;
-        ASSERT_TRUE(seen.insert({it.batch, it.head_q, it.m_block}).second) << "item " << i;
+TEST(Work, FwdItemIsABijectionInEitherOrder) {
+  for (AttnParams p : shapes())
+    for (bool has_mask : {false, true})
+      for (int block_m : {1, 16, 64, 128}) {
+        p.has_mask = has_mask;
+        const int m_blocks = ceil_div(p.seqlen_q, block_m);
+        ASSERT_EQ(fwd_items(p, block_m), int64_t(p.batch) * p.heads_q * m_blocks);
+        std::set<std::tuple<int, int, int>> seen;
+        FwdItem last{0, 0, m_blocks};
+        for (int64_t i = 0; i < fwd_items(p, block_m); ++i) {
+          const FwdItem it = fwd_item(p, block_m, i);
+          ASSERT_GE(it.batch, 0);
+          ASSERT_LT(it.batch, p.batch);
+          ASSERT_GE(it.head_q, 0);
+          ASSERT_LT(it.head_q, p.heads_q);
+          ASSERT_GE(it.m_block, 0);
+          ASSERT_LT(it.m_block, m_blocks);
+          if (has_mask) {
+            ASSERT_LE(it.m_block, last.m_block);  // longest (last) query blocks first
+          } else if (i % m_blocks != 0) {         // one head's blocks together, last first
+            ASSERT_EQ(it.batch, last.batch);
+            ASSERT_EQ(it.head_q, last.head_q);
+            ASSERT_EQ(it.m_block, last.m_block - 1);
+          }
+          last = it;
+          ASSERT_TRUE(seen.insert({it.batch, it.head_q, it.m_block}).second) << "item " << i;
+        }
       }
-    }
 }
 
 TEST(Work, BwdItemIsABijection) {

@@ -28,15 +28,16 @@ constexpr core::TilePlan sm90_fwd_plan(int head_dim) {
 // Whether the forward runs persistent CTAs (one per SM, each loading its
 // next tile while it finishes the current one, masked work balanced by the
 // snake order; see fwd_kernel.cuh) instead of one CTA per tile. Measured on
-// the H200, 2026-11-29 (bench/RESULTS.md), against one CTA per tile:
-// head dim 64 +2..39% everywhere; 128 causal +1..10%, unmasked -3..0%;
-// 256 +3..7% from 2k keys, -7..0% below (its single Q buffer: the next Q
-// waits for this tile's last Q K^T).
+// the H200, 2026-11-29, against one CTA per tile (backends/cuda/NOTES.md),
+// in core::fwd_item's order: with a mask, d64 +2..39%, d128 +1..10%, d256
+// +3..7% from 2k keys (-7% below: its single Q buffer makes the next tile
+// wait for this one's last Q K^T); without, d64 +2..32%, d128 +8..18% up to
+// 1k keys (-1..-9% from 2k), d256 +4..11% up to 2k (even at 16k).
 constexpr bool persistent_fwd(int head_dim, bool has_mask, int seqlen_k) {
   switch (head_dim) {
     case 64: return true;
-    case 128: return has_mask;
-    default: return seqlen_k >= 2048;
+    case 128: return has_mask || seqlen_k <= 1024;
+    default: return has_mask ? seqlen_k >= 2048 : seqlen_k <= 2048;
   }
 }
 
