@@ -66,12 +66,18 @@ FA2_INLINE int kv_head_of(const AttnParams &p, int head_q) { return head_q / p.g
 
 // Linear work index <-> tuple. The backward's block index varies fastest:
 // neighbouring items (the CTAs that run at the same time) share one head's
-// Q/dO in cache. So does the forward's without a mask (they share K/V; at
-// 512-2k tokens the query-block-slowest order re-read K/V from DRAM once
-// per block and ran 15-22% slower on the H200, NOTES of the CUDA backend).
-// With a mask the forward's work per item differs, and its block index
-// varies slowest instead, last block first: the longest rows of every
-// head are scheduled first (that order measured up to 30% faster there).
+// Q/dO in cache. The forward has two orders:
+//  - head_blocks_together: one head's query blocks are consecutive (last
+//    first), so the CTAs running together share its K/V in the L2 (with
+//    the block slowest, each head's K/V came from DRAM once per query
+//    block: 15-23% slower at 512-2k tokens on the H200);
+//  - longest_rows_first: the block index varies slowest, last block first,
+//    so with a causal mask the heaviest items of every head are scheduled
+//    first (balance matters more than the L2 when items differ a lot).
+// A backend may pick per call; default_fwd_order is the rule for those
+// that launch one CTA (or task) per item.
+enum class FwdOrder { head_blocks_together, longest_rows_first };
+
 struct FwdItem {
   int batch, head_q, m_block;
 };
@@ -82,12 +88,19 @@ struct BwdItem {
 FA2_INLINE int64_t fwd_items(const AttnParams &p, int block_m) {
   return int64_t(p.batch) * p.heads_q * ceil_div(p.seqlen_q, block_m);
 }
-FA2_INLINE FwdItem fwd_item(const AttnParams &p, int block_m, int64_t index) {
+FA2_INLINE FwdOrder default_fwd_order(const AttnParams &p) {
+  return p.has_mask ? FwdOrder::longest_rows_first : FwdOrder::head_blocks_together;
+}
+FA2_INLINE FwdItem fwd_item(const AttnParams &p, int block_m, int64_t index, FwdOrder order) {
   const int m_blocks = ceil_div(p.seqlen_q, block_m);
   const int64_t heads = int64_t(p.batch) * p.heads_q;
-  const int64_t bh = p.has_mask ? index % heads : index / m_blocks;
-  const int from_last = int(p.has_mask ? index / heads : index % m_blocks);
+  const bool rows_first = order == FwdOrder::longest_rows_first;
+  const int64_t bh = rows_first ? index % heads : index / m_blocks;
+  const int from_last = int(rows_first ? index / heads : index % m_blocks);
   return {int(bh / p.heads_q), int(bh % p.heads_q), m_blocks - 1 - from_last};
+}
+FA2_INLINE FwdItem fwd_item(const AttnParams &p, int block_m, int64_t index) {
+  return fwd_item(p, block_m, index, default_fwd_order(p));
 }
 
 FA2_INLINE int64_t bwd_items(const AttnParams &p, int block_n) {

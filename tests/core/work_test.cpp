@@ -40,23 +40,23 @@ TEST(Work, StatRowInvertsRowStatIndex) {
 }
 
 TEST(Work, FwdItemIsABijectionInEitherOrder) {
-  for (AttnParams p : shapes())
-    for (bool has_mask : {false, true})
+  for (const AttnParams &p : shapes())
+    for (FwdOrder order : {FwdOrder::head_blocks_together, FwdOrder::longest_rows_first})
       for (int block_m : {1, 16, 64, 128}) {
-        p.has_mask = has_mask;
+        const bool rows_first = order == FwdOrder::longest_rows_first;
         const int m_blocks = ceil_div(p.seqlen_q, block_m);
         ASSERT_EQ(fwd_items(p, block_m), int64_t(p.batch) * p.heads_q * m_blocks);
         std::set<std::tuple<int, int, int>> seen;
         FwdItem last{0, 0, m_blocks};
         for (int64_t i = 0; i < fwd_items(p, block_m); ++i) {
-          const FwdItem it = fwd_item(p, block_m, i);
+          const FwdItem it = fwd_item(p, block_m, i, order);
           ASSERT_GE(it.batch, 0);
           ASSERT_LT(it.batch, p.batch);
           ASSERT_GE(it.head_q, 0);
           ASSERT_LT(it.head_q, p.heads_q);
           ASSERT_GE(it.m_block, 0);
           ASSERT_LT(it.m_block, m_blocks);
-          if (has_mask) {
+          if (rows_first) {
             ASSERT_LE(it.m_block, last.m_block);  // longest (last) query blocks first
           } else if (i % m_blocks != 0) {         // one head's blocks together, last first
             ASSERT_EQ(it.batch, last.batch);
@@ -67,6 +67,14 @@ TEST(Work, FwdItemIsABijectionInEitherOrder) {
           ASSERT_TRUE(seen.insert({it.batch, it.head_q, it.m_block}).second) << "item " << i;
         }
       }
+}
+
+TEST(Work, DefaultFwdOrderSchedulesMaskedRowsLongestFirst) {
+  AttnParams p = shapes().front();
+  p.has_mask = true;
+  EXPECT_EQ(default_fwd_order(p), FwdOrder::longest_rows_first);
+  p.has_mask = false;
+  EXPECT_EQ(default_fwd_order(p), FwdOrder::head_blocks_together);
 }
 
 TEST(Work, BwdItemIsABijection) {

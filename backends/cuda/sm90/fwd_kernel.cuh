@@ -1,12 +1,13 @@
 // FlashAttention-2 forward on Hopper: wgmma, TMA and warp specialisation.
 //
-// A CTA walks tiles (batch, query head, query block) of core::fwd_item,
-// heaviest causal blocks first: with a grid of one CTA per tile it takes
-// just its own; with fewer CTAs (persistent, one per SM) it takes one per
-// round of gridDim.x tiles in a snake order (c, then 2 G - 1 - c, ... for
-// CTA c of G) so that no CTA keeps getting the heavier end of a round, and
-// while its consumers finish a tile (last P V, epilogue) its producer
-// already loads the next one's Q, K and V. kConsumers + 1 warpgroups:
+// A CTA walks tiles (batch, query head, query block) of core::fwd_item, in
+// the order the launcher picks (sm90_fwd_launch): with a grid of one CTA
+// per tile it takes just its own; with fewer CTAs (persistent, one per SM)
+// it takes one per round of gridDim.x tiles in a snake order (c, then
+// 2 G - 1 - c, ... for CTA c of G) so that no CTA keeps getting the heavier
+// end of a round, and while its consumers finish a tile (last P V,
+// epilogue) its producer already loads the next one's Q, K and V.
+// kConsumers + 1 warpgroups:
 //   warpgroup 0      the producer. It gives most of its registers away
 //                    (setmaxnreg) and one thread issues every load: Q per
 //                    tile into one of kQStages buffers (once the consumers'
@@ -65,7 +66,8 @@ struct FwdKernel {
 
 template <class T, int kHeadDim, int kBlockN, int kConsumers, int kStages>
 __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
-    fwd_kernel(const core::AttnParams p, const __grid_constant__ TmaMaps maps) {
+    fwd_kernel(const core::AttnParams p, const __grid_constant__ TmaMaps maps,
+               const core::FwdOrder order) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using K = FwdKernel<T, kHeadDim, kBlockN, kConsumers, kStages>;
   constexpr int kBlockM = K::kBlockM;
@@ -97,7 +99,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   };
   auto tile_of = [&](int64_t index) {
     Tile t;
-    t.item = core::fwd_item(p, kBlockM, index);
+    t.item = core::fwd_item(p, kBlockM, index, order);
     const core::SeqInfo seq = core::seq_info(p, t.item.batch);
     t.row0 = t.item.m_block * kBlockM;
     t.rows_valid = seq.seqlen_q - t.row0;

@@ -20,7 +20,9 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   const int64_t tiles = core::fwd_items(p, K::kBlockM);
   if (tiles == 0) return FA2_SUCCESS;
   unsigned grid = 0;
-  if (persistent_fwd(kHeadDim, p.has_mask, p.seqlen_k)) {  // one CTA per SM: its shared memory allows no more
+  const FwdLaunch how = sm90_fwd_launch(kHeadDim, p.has_mask,
+                                       core::ceil_div(p.seqlen_q, K::kBlockM), p.seqlen_k);
+  if (how.persistent) {  // one CTA per SM: its shared memory allows no more
     int device = 0, sms = 0;
     FA2_CUDA_CHECK(cudaGetDevice(&device));
     FA2_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -41,7 +43,7 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   if (status != FA2_SUCCESS) return status;
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, maps);
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, maps, how.order);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/tile_plan.h"
+#include "core/work.h"
 
 namespace fa2::cuda::sm90 {
 
@@ -25,20 +26,28 @@ constexpr core::TilePlan sm90_fwd_plan(int head_dim) {
   }
 }
 
-// Whether the forward runs persistent CTAs (one per SM, each loading its
-// next tile while it finishes the current one, masked work balanced by the
-// snake order; see fwd_kernel.cuh) instead of one CTA per tile. Measured on
-// the H200, 2026-11-29, against one CTA per tile (backends/cuda/NOTES.md),
-// in core::fwd_item's order: with a mask, d64 +2..39%, d128 +1..10%, d256
-// +3..7% from 2k keys (-7% below: its single Q buffer makes the next tile
-// wait for this one's last Q K^T); without, d64 +2..32%, d128 +8..18% up to
-// 1k keys (-1..-9% from 2k), d256 +4..11% up to 2k (even at 16k).
-constexpr bool persistent_fwd(int head_dim, bool has_mask, int seqlen_k) {
-  switch (head_dim) {
-    case 64: return true;
-    case 128: return has_mask || seqlen_k <= 1024;
-    default: return has_mask ? seqlen_k >= 2048 : seqlen_k <= 2048;
-  }
+// How the forward is launched (backends/cuda/NOTES.md, 2026-11-29 16:51 and
+// before; H200, against one CTA per tile in the same order):
+//  - persistent: one CTA per SM, each loading its next tile while it
+//    finishes the current one, tiles in a snake order (fwd_kernel.cuh).
+//    With a mask always (d64 +2..39%, d128 +1..25%, d256 +2..12%). Without:
+//    d64 always (+2..32%), d128 up to 1k keys (+8..18%; -1..-9% from 2k),
+//    d256 up to 2k (+4..11%; even at 16k).
+//  - order (core::FwdOrder): one head's blocks together (K/V shared in the
+//    L2: +15..23% at 512-2k tokens), except with a mask and more than 16
+//    query blocks a head, where the snake no longer balances rounds that
+//    hold one head's heavy and light blocks (d128 causal s16k: 451 vs 650
+//    TF/s): there the longest rows go first.
+struct FwdLaunch {
+  bool persistent;
+  core::FwdOrder order;
+};
+constexpr FwdLaunch sm90_fwd_launch(int head_dim, bool has_mask, int m_blocks, int seqlen_k) {
+  if (has_mask)
+    return {true, m_blocks > 16 ? core::FwdOrder::longest_rows_first
+                                : core::FwdOrder::head_blocks_together};
+  const bool persistent = head_dim == 64 || seqlen_k <= (head_dim == 128 ? 1024 : 2048);
+  return {persistent, core::FwdOrder::head_blocks_together};
 }
 
 // Backward: block_m queries per step, block_n = 64 * workers keys per CTA
