@@ -14,6 +14,8 @@
 // feeds several mma. A layout where each warp owned 16 keys x all of d (the
 // previous kernel) re-read all of Q and dO per warp and needed 255
 // registers: shared-memory bandwidth, not the Tensor Cores, bounded it.
+// Every k loop is software-pipelined (warp_gemm.cuh): with two warps per
+// scheduler, nothing else hides the ldmatrix latency between k steps.
 #pragma once
 
 #include <cstdint>
@@ -40,11 +42,6 @@ struct BwdKernel {
       (kHeadDim * (kBlockM / 32)) % (16 * kWarps) == 0 ? kBlockM / 32 : kBlockM / 16;
   static constexpr int kDqRows = kBlockM / kDqRowWarps;
   static constexpr int kDqCols = kHeadDim / (kWarps / kDqRowWarps);
-  // k-loop unrolling: S / dP by two (+5% at d128); dK / dV / dQ not (two or
-  // four gained nothing). The S and dP GEMMs stay adjacent: their mma chains
-  // interleave (moving P's exp2 between them cost 9-13%, see NOTES.md).
-  static constexpr int kUnrollS = 2;
-  static constexpr int kUnrollD = 1;
   static_assert(kBlockN % kSlabKeys == 0 && kSRows % 16 == 0 && kDCols % 16 == 0 &&
                     kWarps % kDqRowWarps == 0 && kDqRows % 16 == 0 && kDqCols % 16 == 0 &&
                     (kStages == 1 || kStages == 2),
@@ -182,10 +179,13 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
       float s[kSSlabs][2][K::kSlabKeys / 4], dp[kSSlabs][2][K::kSlabKeys / 4];
       zero<kSSlabs, K::kSlabKeys>(s);
       zero<kSSlabs, K::kSlabKeys>(dp);
-      gemm_smem<T, RowsA<QTile>, RowsB<KVTile>, kSSlabs, K::kSlabKeys, kHeadDim, K::kUnrollS>(
-          s, sQ_i, split * K::kSRows, sK, key_warp * K::kSlabKeys, lane);
-      gemm_smem<T, RowsA<QTile>, RowsB<KVTile>, kSSlabs, K::kSlabKeys, kHeadDim, K::kUnrollS>(
-          dp, sdO, split * K::kSRows, sV, key_warp * K::kSlabKeys, lane);
+      // S and dP in one k loop (gemm_smem_pair): each GEMM's next k step
+      // loads while the other multiplies, with one step of fragments per
+      // GEMM: the registers for two (gemm_smem's prefetch) are not there
+      // next to dK / dV (NOTES.md, 17:05 UTC: 2-4% over two loops).
+      using SGemm = SmemGemm<RowsA<QTile>, RowsB<KVTile>, kSSlabs, K::kSlabKeys, kHeadDim>;
+      gemm_smem_pair<T>(SGemm(s, sQ_i, split * K::kSRows, sK, key_warp * K::kSlabKeys, lane),
+                        SGemm(dp, sdO, split * K::kSRows, sV, key_warp * K::kSlabKeys, lane));
       const bool needs_mask = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);
       const float *lse_i = sLse + (i % 2) * kBlockM, *delta_i = sDelta + (i % 2) * kBlockM;
 #pragma unroll
@@ -212,10 +212,10 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     }
     __syncthreads();
 
-    gemm_smem<T, ColsA<PTile>, ColsB<QTile>, kKSlabs, K::kDCols, kBlockM, K::kUnrollD>(
+    gemm_smem<T, ColsA<PTile>, ColsB<QTile>, kKSlabs, K::kDCols, kBlockM>(
         dv, sP, key_warp * K::kSlabKeys, sdO, split * K::kDCols, lane);
     auto update_dk = [&] {
-      gemm_smem<T, ColsA<PTile>, ColsB<QTile>, kKSlabs, K::kDCols, kBlockM, K::kUnrollD>(
+      gemm_smem<T, ColsA<PTile>, ColsB<QTile>, kKSlabs, K::kDCols, kBlockM>(
           dk, sdS, key_warp * K::kSlabKeys, sQ_i, split * K::kDCols, lane);
     };
     if constexpr (kStages == 1) update_dk();
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
 
     float dq[kDqSlabs][2][K::kDqCols / 4];
     zero<kDqSlabs, K::kDqCols>(dq);
-    gemm_smem<T, RowsA<PTile>, ColsB<KVTile>, kDqSlabs, K::kDqCols, kBlockN, K::kUnrollD>(
+    gemm_smem<T, RowsA<PTile>, ColsB<KVTile>, kDqSlabs, K::kDqCols, kBlockN>(
         dq, sdS, dq_rows * K::kDqRows, sK, dq_cols * K::kDqCols, lane);
 #pragma unroll
     for (int sl = 0; sl < kDqSlabs; ++sl)

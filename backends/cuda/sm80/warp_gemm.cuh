@@ -9,7 +9,7 @@
 //   gemm_rn:  A in registers (a previous accumulator packed to b16, pack_acc),
 //             B [k][n] read transposed  (P V, P^T dO, dS^T Q)
 //   gemm_smem: A and B from shared memory, each K- or MN-major (SmemOperand):
-//             the backward's GEMMs
+//             the backward's GEMMs (gemm_smem_pair: two of them in one k loop)
 #pragma once
 
 #include "sm80/smem_tile.cuh"
@@ -138,30 +138,86 @@ struct SmemOperand {
   }
 };
 
+// One k step (16 deep) of a warp tile: the A fragments of its kSlabs
+// slabs and the B fragments of its kN / 16 column pairs, from shared
+// memory (A, B: SmemOperand types). Every B fragment feeds kSlabs mma
+// pairs and every A fragment kN / 8 mma: warp tiles of two or more slabs
+// are what keep the ldmatrix traffic per mma low.
+template <class A, class B, int kSlabs, int kN>
+struct SmemStep {
+  uint32_t a[kSlabs][4];
+  uint32_t b[kN / 16][4];
+  __device__ void load(uint32_t a_base, uint32_t b_base, int kk) {
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s) A::load(a[s], a_base, s, kk);
+#pragma unroll
+    for (int np = 0; np < kN / 16; ++np) B::load(b[np], b_base, np, kk);
+  }
+  template <class T>
+  __device__ void mma(float (&acc)[kSlabs][2][kN / 4]) const {
+#pragma unroll
+    for (int np = 0; np < kN / 16; ++np)
+#pragma unroll
+      for (int s = 0; s < kSlabs; ++s) {
+        mma_into<T, kN>(acc[s], 2 * np, a[s], b[np][0], b[np][1]);
+        mma_into<T, kN>(acc[s], 2 * np + 1, a[s], b[np][2], b[np][3]);
+      }
+  }
+};
+
 // acc[s] += A[a_mn0 + 16 s .. + 16, 0..kK) * B[0..kK, b_mn0 .. + kN) with
-// A, B SmemOperand types. Every B fragment feeds kSlabs mma pairs and every
-// A fragment kN / 8 mma: warp tiles of two or more slabs are what keep the
-// ldmatrix traffic per mma low.
-template <class T, class A, class B, int kSlabs, int kN, int kK, int kUnrollK = 1>
+// A, B SmemOperand types. The k loop is software-pipelined: the fragments
+// of step kk + 1 are requested before the mma of step kk issue, so a warp
+// never waits out a whole ldmatrix latency between two steps (with two
+// warps per scheduler nothing else hides it). Costs one more step of
+// fragment registers; the loop is unrolled fully (kK / 16 steps).
+template <class T, class A, class B, int kSlabs, int kN, int kK>
 __device__ inline void gemm_smem(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int a_mn0,
                                  uint32_t sB, int b_mn0, int lane) {
   const uint32_t a_base = A::lane_base(sA, a_mn0, lane);
   const uint32_t b_base = B::lane_base(sB, b_mn0, lane);
-#pragma unroll kUnrollK
+  SmemStep<A, B, kSlabs, kN> step[2];
+  step[0].load(a_base, b_base, 0);
+#pragma unroll
   for (int kk = 0; kk < kK / 16; ++kk) {
-    uint32_t a[kSlabs][4];
+    if (kk + 1 < kK / 16) step[(kk + 1) % 2].load(a_base, b_base, kk + 1);
+    step[kk % 2].template mma<T>(acc);
+  }
+}
+
+// One GEMM of a warp for gemm_smem_pair: acc[s] += A[a_mn0 + 16 s .. + 16,
+// 0..kK) * B[0..kK, b_mn0 .. + kN) (A, B: SmemOperand types).
+template <class A, class B, int kSlabs_, int kN_, int kK>
+struct SmemGemm {
+  static constexpr int kSlabs = kSlabs_, kN = kN_, kSteps = kK / 16;
+  using Step = SmemStep<A, B, kSlabs, kN>;
+  float (&acc)[kSlabs][2][kN / 4];
+  uint32_t a_base, b_base;
+  __device__ SmemGemm(float (&acc_)[kSlabs][2][kN / 4], uint32_t sA, int a_mn0, uint32_t sB,
+                      int b_mn0, int lane)
+      : acc(acc_), a_base(A::lane_base(sA, a_mn0, lane)), b_base(B::lane_base(sB, b_mn0, lane)) {}
+};
+
+// Two independent GEMMs of the same depth (the backward's S = Q K^T and
+// dP = dO V^T) in one k loop, their steps alternating: step kk of the
+// second loads while step kk of the first multiplies, and step kk + 1 of
+// the first while the second multiplies. Every mma group finds its
+// fragments requested one group earlier, as in gemm_smem, but each GEMM
+// holds one step of fragments, not two (the registers the backward's S / dP
+// phase does not have), and the two accumulators' mma chains interleave.
+// Unrolled fully.
+template <class T, class G0, class G1>
+__device__ inline void gemm_smem_pair(G0 g0, G1 g1) {
+  static_assert(G0::kSteps == G1::kSteps, "gemm_smem_pair: GEMMs of one depth");
+  typename G0::Step step0;
+  typename G1::Step step1;
+  step0.load(g0.a_base, g0.b_base, 0);
 #pragma unroll
-    for (int s = 0; s < kSlabs; ++s) A::load(a[s], a_base, s, kk);
-#pragma unroll
-    for (int np = 0; np < kN / 16; ++np) {
-      uint32_t b[4];
-      B::load(b, b_base, np, kk);
-#pragma unroll
-      for (int s = 0; s < kSlabs; ++s) {
-        mma_into<T, kN>(acc[s], 2 * np, a[s], b[0], b[1]);
-        mma_into<T, kN>(acc[s], 2 * np + 1, a[s], b[2], b[3]);
-      }
-    }
+  for (int kk = 0; kk < G0::kSteps; ++kk) {
+    step1.load(g1.a_base, g1.b_base, kk);
+    step0.template mma<T>(g0.acc);
+    if (kk + 1 < G0::kSteps) step0.load(g0.a_base, g0.b_base, kk + 1);
+    step1.template mma<T>(g1.acc);
   }
 }
 
