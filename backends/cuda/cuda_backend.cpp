@@ -2,6 +2,7 @@
 // Kernels and their dispatch live in sm80/ and dispatch.cpp.
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -106,7 +107,9 @@ class CudaBackend final : public Backend {
 
   uint64_t bwd_workspace(const core::AttnParams &p) const override {
     const ScratchLayout layout = scratch_layout(p);
-    return layout.dq_accum + layout.dq_accum_bytes;
+    uint64_t bytes = 0;
+    return __builtin_add_overflow(layout.dq_accum, layout.dq_accum_bytes, &bytes) ? UINT64_MAX
+                                                                                  : bytes;
   }
 
   fa2_status_t fwd(const core::AttnParams &p, void *stream, std::string &why) override {
@@ -152,12 +155,21 @@ class CudaBackend final : public Backend {
   struct ScratchLayout {
     uint64_t delta, block_stats, dq_accum, dq_accum_bytes;
   };
+  // The API bounds rows * head_dim * 4 bytes; the block statistics (padded
+  // to 64 rows a head) can exceed that for huge batch * heads with short
+  // sequences: such a layout asks for UINT64_MAX bytes, which no caller has.
   ScratchLayout scratch_layout(const core::AttnParams &p) const {
     const uint64_t rows = stat_rows(p);
-    const uint64_t stats_bytes = hopper_ ? uint64_t(block_stat_floats(p)) * sizeof(float) : 0;
     const uint64_t block_stats = round_up(rows * sizeof(float));
-    return {0, block_stats, block_stats + round_up(stats_bytes),
-            rows * uint64_t(p.head_dim) * sizeof(float)};
+    uint64_t stats_bytes = 0, dq_accum = 0;
+    const uint64_t heads = uint64_t(p.batch) * uint64_t(p.heads_q);
+    const uint64_t per_head = uint64_t(core::ceil_div(p.seqlen_q, kStatBlockRows)) * 2 *
+                              kStatBlockRows * sizeof(float);
+    if ((hopper_ && __builtin_mul_overflow(heads, per_head, &stats_bytes)) ||
+        stats_bytes > UINT64_MAX / 2 ||
+        __builtin_add_overflow(block_stats, round_up(stats_bytes), &dq_accum))
+      return {0, 0, UINT64_MAX, 0};
+    return {0, block_stats, dq_accum, rows * uint64_t(p.head_dim) * sizeof(float)};
   }
 
   int device_;

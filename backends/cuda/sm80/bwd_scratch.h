@@ -25,14 +25,11 @@ struct BwdScratch {
 
 inline constexpr int kStatBlockRows = 64;
 
-FA2_INLINE int64_t block_stat_floats(const core::AttnParams &p) {
-  return int64_t(p.batch) * p.heads_q * core::ceil_div(p.seqlen_q, kStatBlockRows) * 2 *
-         kStatBlockRows;
-}
 // Index of the lse of (batch, head, row); its D is kStatBlockRows further.
 FA2_INLINE int64_t block_stat_index(const core::AttnParams &p, int batch, int head, int row) {
-  const int64_t block = (int64_t(batch) * p.heads_q + head) * core::ceil_div(p.seqlen_q, kStatBlockRows) +
-                        row / kStatBlockRows;
+  const int64_t block =
+      (int64_t(batch) * p.heads_q + head) * core::ceil_div(p.seqlen_q, kStatBlockRows) +
+      row / kStatBlockRows;
   return block * 2 * kStatBlockRows + row % kStatBlockRows;
 }
 
