@@ -53,6 +53,11 @@ struct BwdKernel {
   // 40 producer registers: the 24 of the forward spill here.
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = 232;
+  // The dQ epilogue of a block deferred into the next one, behind its S^T
+  // and dP^T (see the kernel). That needs dQ's registers next to both
+  // accumulators: there at d64 (+7..10%, H200 2026-11-29 17:40), not at
+  // d128 (where the deferral alone, dP^T issued after it, was 1-2% slower).
+  static constexpr bool kDeferDq = kHeadDim <= 64;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
                 "setmaxnreg would oversubscribe the register file");
   static_assert(kConsumers == 2 && kBlockM == 64 && kHeadDim % 64 == 0 && kDqCols % 32 == 0,
@@ -195,6 +200,37 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   };
   fetch_stats(0);  // block 0's
 
+  // The epilogue of a block's dQ: registers to the tile in shared memory,
+  // swizzled like the TMA's 128-byte boxes, then one TMA reduce-add per 32
+  // columns. With kDeferDq it runs in the next block, while that block's
+  // S^T and dP^T are on the tensor cores. (The dQ GEMM itself is waited
+  // for in its own iteration: ptxas serialises every wgmma when one is
+  // left running across the loop's back edge, warning C7514.)
+  // Rows are queries 16 warp + group + 8 h of the block (row % 8 == group),
+  // columns dq_col0 + 8 j + 2 in_quad, with dq_col0 a multiple of 32.
+  const uint32_t sdQ_thread = sdQ + (dq_col0 / 32) * kBlockM * kSwizzleRowBytes +
+                              (16 * warp + group) * kSwizzleRowBytes + (in_quad % 2) * 8;
+  auto store_dq = [&](int row0, int head) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int j = 0; j < K::kDqCols / 8; ++j) {
+        const uint32_t chunk16 = (2 * (j % 4) + in_quad / 2) ^ group;
+        st_shared_v2_f32(sdQ_thread + (j / 4) * kBlockM * kSwizzleRowBytes +
+                             8 * h * kSwizzleRowBytes + chunk16 * 16,
+                         dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
+      }
+    fence_smem_to_async();
+    named_barrier_sync(2 + wg, 128);
+    if (tid % 128 == 0) {
+      for (int c = dq_col0 / 32; c < (dq_col0 + K::kDqCols) / 32; ++c)
+        tma_reduce_add_4d(maps.dq_accum, sdQ + c * kBlockM * kSwizzleRowBytes, 32 * c, row0,
+                          head, item.batch);
+      bulk_commit();
+    }
+    __syncwarp();
+  };
+
   mbar_wait(bar_kv, 0);
   for (int it = 0; it < num_iters; ++it) {
     const int stage = it % kStages, m_block = m_block_of(it), head = head_of(it);
@@ -211,16 +247,22 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     wgmma_commit();
     wgmma_chain_ss<T, kBlockM, kHeadDim / 16>(dpt, sV_wg, kBlockN, sdO_i, kBlockM);
     wgmma_commit();
+    if constexpr (K::kDeferDq) {
+      // A no-op (dQ was waited for), but without it ptxas takes the
+      // epilogue's reads of dq for reads of an accumulator in flight.
+      wgmma_wait<2>();
+      pin_registers(dq);
+    }
 
     // While the GEMMs run, one barrier per block: this block's lse and D
     // (fetched one block ahead) have landed, everyone is done reading the
-    // buffer the next fetch overwrites, and the previous block's dQ
-    // reduction has finished reading the dQ tile (its issuing thread
-    // waits) before this block's dQ goes there.
+    // buffer the next fetch overwrites, and the reduction before has
+    // finished reading the dQ tile.
     if (tid % 128 == 0) bulk_wait_read();
     cp_async_wait<0>();
     named_barrier_sync(2 + wg, 128);
     if (it + 1 < num_iters) fetch_stats((it + 1) % 2);
+    if (K::kDeferDq && it > 0) store_dq(m_block_of(it - 1) * kBlockM, head_of(it - 1));
 
     // P^T while dP^T is still on the tensor cores. Rows past the sequence
     // (lse = D = 0, Q = dO = 0 from the TMA) get finite P and dS = 0: they
@@ -279,31 +321,12 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     pin_registers(pt_frag);
     pin_registers(dst_frag);
     release(qdo_empty(stage));
-
-    // dQ rows are queries (16 warp + group + 8 h of the block), into the
-    // tile swizzled like the TMA's 128-byte boxes, then reduced by the TMA.
-    // (Row 16 warp + group + 8 h has row % 8 == group; columns dq_col0 +
-    // 8 j + 2 in_quad, with dq_col0 a multiple of 32.)
-    const uint32_t sdQ_thread = sdQ + (dq_col0 / 32) * kBlockM * kSwizzleRowBytes +
-                                (16 * warp + group) * kSwizzleRowBytes + (in_quad % 2) * 8;
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-#pragma unroll
-      for (int j = 0; j < K::kDqCols / 8; ++j) {
-        const uint32_t chunk16 = (2 * (j % 4) + in_quad / 2) ^ group;
-        st_shared_v2_f32(sdQ_thread + (j / 4) * kBlockM * kSwizzleRowBytes +
-                             8 * h * kSwizzleRowBytes + chunk16 * 16,
-                         dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
-      }
-    fence_smem_to_async();
+    if constexpr (!K::kDeferDq) store_dq(row0, head);
+  }
+  if constexpr (K::kDeferDq) {
+    if (tid % 128 == 0) bulk_wait_read();
     named_barrier_sync(2 + wg, 128);
-    if (tid % 128 == 0) {
-      for (int c = dq_col0 / 32; c < (dq_col0 + K::kDqCols) / 32; ++c)
-        tma_reduce_add_4d(maps.dq_accum, sdQ + c * kBlockM * kSwizzleRowBytes, 32 * c, row0,
-                          head, item.batch);
-      bulk_commit();
-    }
-    __syncwarp();
+    store_dq(m_block_of(num_iters - 1) * kBlockM, head_of(num_iters - 1));
   }
   if (tid % 128 == 0) bulk_wait();  // the reductions read shared memory until done
 

@@ -63,4 +63,12 @@ constexpr core::TilePlan sm90_bwd_plan(int head_dim) {
   }
 }
 
+// Where the sm80 backward is faster on Hopper (H200, 2026-11-29, same
+// runs): d64 with a mask over at most 512 keys, where most CTAs of the
+// Hopper kernel's 128-key blocks have few query blocks to walk (causal
+// 512: 90 vs 94 TFLOP/s; at 1024 the Hopper kernel leads, 137 vs 131).
+constexpr bool sm90_bwd_preferred(int head_dim_bucket, bool has_mask, int seqlen_k) {
+  return !(head_dim_bucket == 64 && has_mask && seqlen_k <= 512);
+}
+
 }  // namespace fa2::cuda::sm90

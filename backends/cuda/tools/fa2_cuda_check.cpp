@@ -255,6 +255,8 @@ std::vector<Case> cases(bool small) {
       list.push_back({name("window-mqa", d), t, 1, 200, 257, 3, 1, d, 0, 17, 5});
       list.push_back({name("varlen-causal", d), t, 4, 150, 150, 2, 1, d, 1, -1, -1, {1, 0, 150, 77}, {7, 5, 150, 0}});
       list.push_back({name("strided-window-left0", d), t, 2, 129, 129, 2, 2, d, 0, 0, 3, {}, {}, 8});
+      // Over 512 keys: masked d64 backward takes the Hopper kernel only there.
+      list.push_back({name("causal-window520-gqa", d), t, 1, 520, 520, 4, 2, d, 1, 200, -1});
       if (small) continue;
       list.push_back({name("len1", d), t, 3, 1, 1, 2, 2, d, 0, -1, -1});
       list.push_back({name("q1-k1023-causal", d), t, 1, 1, 1023, 2, 2, d, 1, -1, -1});
