@@ -49,16 +49,16 @@ bool kernels_of_type(int bucket, KernelSet &out) {
 // FA2_CUDA_SM90_FWD_HD<d> / _BWD_HD<d> are defined for each Hopper kernel
 // this build compiled.
 template <class T>
-FwdLauncher hopper_fwd_of_type(int bucket) {
+FwdLauncher hopper_fwd_of_type(int bucket, bool wide) {
   switch (bucket) {
 #ifdef FA2_CUDA_SM90_FWD_HD64
-    case 64: return sm90::launch_fwd<T, 64>;
+    case 64: return wide ? sm90::launch_fwd<T, 64, true> : sm90::launch_fwd<T, 64, false>;
 #endif
 #ifdef FA2_CUDA_SM90_FWD_HD128
-    case 128: return sm90::launch_fwd<T, 128>;
+    case 128: return wide ? sm90::launch_fwd<T, 128, true> : sm90::launch_fwd<T, 128, false>;
 #endif
 #ifdef FA2_CUDA_SM90_FWD_HD256
-    case 256: return sm90::launch_fwd<T, 256>;
+    case 256: return sm90::launch_fwd<T, 256, false>;
 #endif
     default: return nullptr;
   }
@@ -84,8 +84,9 @@ FwdLauncher hopper_fwd_for(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90
   if (p.head_dim < sm90::kMinHeadDim || !sm90::tma_covers(p)) return nullptr;
   const int bucket = core::head_dim_bucket(p.head_dim, sm90::kHeadDimBuckets);
-  if (p.dtype == core::Dtype::f16) return hopper_fwd_of_type<__half>(bucket);
-  if (p.dtype == core::Dtype::bf16) return hopper_fwd_of_type<__nv_bfloat16>(bucket);
+  const bool wide = sm90::sm90_fwd_wide(bucket, p.seqlen_k);
+  if (p.dtype == core::Dtype::f16) return hopper_fwd_of_type<__half>(bucket, wide);
+  if (p.dtype == core::Dtype::bf16) return hopper_fwd_of_type<__nv_bfloat16>(bucket, wide);
 #else
   (void)p;
 #endif

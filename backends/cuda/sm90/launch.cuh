@@ -11,9 +11,9 @@
 
 namespace fa2::cuda::sm90 {
 
-template <class T, int kHeadDim>
+template <class T, int kHeadDim, bool kWide>
 fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
-  constexpr core::TilePlan plan = sm90_fwd_plan(kHeadDim);
+  constexpr core::TilePlan plan = sm90_fwd_plan(kHeadDim, kWide);
   static_assert(plan.head_dim == kHeadDim, "no Hopper forward plan for this head dim");
   using K = FwdKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
   const auto kernel = fwd_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;

@@ -1,6 +1,6 @@
 // Host-side entry points of the Hopper kernels (built with FA2_CUDA_SM90).
 // launch_fwd / launch_bwd are explicitly instantiated once per (element
-// type, head-dim bucket) in their own generated translation units;
+// type, head-dim bucket, forward plan) in their own generated translation units;
 // dispatch.cpp picks one.
 #pragma once
 
@@ -19,7 +19,8 @@ struct BwdScratch;
 
 namespace fa2::cuda::sm90 {
 
-template <class T, int kHeadDim>
+// kWide: the head dim's wide-key-block plan (sm90_fwd_plan).
+template <class T, int kHeadDim, bool kWide>
 fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why);
 
 // The main backward kernel; D and the dQ conversion are the sm80 path's.

@@ -16,14 +16,26 @@ inline constexpr int kHeadDimBuckets[] = {64, 128, 256};
 inline constexpr int kMaxSmemBytes = 227 * 1024;
 inline constexpr int kMinHeadDim = 33;
 
-// workers = consumer warpgroups; block_m = 64 * workers.
-constexpr core::TilePlan sm90_fwd_plan(int head_dim) {
+// workers = consumer warpgroups; block_m = 64 * workers. d64 and d128 have
+// a second, `wide` plan with 192-key blocks (more work per softmax round
+// and per barrier), chosen from 8k keys on (sm90_fwd_wide). H200, 2026-11-29
+// 18:05, fa2_cuda_check bench, 128 / 192 keys: d64 s16k 453 / 484 TFLOP/s,
+// s8k 451 / 476, causal s16k 455 / 472; d128 s16k 645 / 685, s8k 643 / 659,
+// causal s8k 616 / 634; below 8k the wide blocks lose (d128 causal s2k 470 /
+// 448, s512 266 / 212: fewer query blocks to balance, more masked columns).
+// d256 takes 80 keys (64 before: s16k 683 -> 753, s2k 596 -> 654, causal
+// s4k 586 -> 626), two stages in 224 KB with one Q buffer.
+constexpr core::TilePlan sm90_fwd_plan(int head_dim, bool wide) {
   switch (head_dim) {
-    case 64: return {128, 128, 64, 2, 3};
-    case 128: return {128, 128, 128, 2, 2};
-    case 256: return {128, 64, 256, 2, 2};
+    case 64: return {128, wide ? 192 : 128, 64, 2, 3};
+    case 128: return {128, wide ? 192 : 128, 128, 2, 2};
+    case 256: return {128, 80, 256, 2, 2};
     default: return {0, 0, 0, 0, 0};
   }
+}
+constexpr bool sm90_fwd_has_wide(int head_dim) { return head_dim == 64 || head_dim == 128; }
+constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
+  return sm90_fwd_has_wide(head_dim) && seqlen_k >= 8192;
 }
 
 // How the forward is launched (backends/cuda/NOTES.md, 2026-11-29 16:51 and

@@ -14,8 +14,8 @@
 // neighbouring accumulator column tiles, packed to b16, are one k-step of A.
 //
 // Inline PTX cannot loop over operands, so each N spells out its
-// accumulator list; the N / 2 accumulators are operands 0 .. N/2 - 1 and
-// the inputs follow them.
+// accumulator list (in groups of 8); the N / 2 accumulators are operands
+// 0 .. N/2 - 1 and the inputs follow them.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -28,35 +28,65 @@
 
 namespace fa2::cuda::sm90 {
 
-#define FA2_REGS_0 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15"
-#define FA2_REGS_16 "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-#define FA2_REGS_32 "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47"
-#define FA2_REGS_48 "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-#define FA2_REGS_64 "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79"
-#define FA2_REGS_80 "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
-#define FA2_REGS_96 \
-  "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111"
-#define FA2_REGS_112 \
-  "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
-#define FA2_ACC16(C, d, i)                                                                   \
-  C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3]), C(d[i + 4]), C(d[i + 5]), C(d[i + 6]),     \
-      C(d[i + 7]), C(d[i + 8]), C(d[i + 9]), C(d[i + 10]), C(d[i + 11]), C(d[i + 12]),        \
-      C(d[i + 13]), C(d[i + 14]), C(d[i + 15])
+#define FA2_REGS_0 "%0,%1,%2,%3,%4,%5,%6,%7"
+#define FA2_REGS_8 "%8,%9,%10,%11,%12,%13,%14,%15"
+#define FA2_REGS_16 "%16,%17,%18,%19,%20,%21,%22,%23"
+#define FA2_REGS_24 "%24,%25,%26,%27,%28,%29,%30,%31"
+#define FA2_REGS_32 "%32,%33,%34,%35,%36,%37,%38,%39"
+#define FA2_REGS_40 "%40,%41,%42,%43,%44,%45,%46,%47"
+#define FA2_REGS_48 "%48,%49,%50,%51,%52,%53,%54,%55"
+#define FA2_REGS_56 "%56,%57,%58,%59,%60,%61,%62,%63"
+#define FA2_REGS_64 "%64,%65,%66,%67,%68,%69,%70,%71"
+#define FA2_REGS_72 "%72,%73,%74,%75,%76,%77,%78,%79"
+#define FA2_REGS_80 "%80,%81,%82,%83,%84,%85,%86,%87"
+#define FA2_REGS_88 "%88,%89,%90,%91,%92,%93,%94,%95"
+#define FA2_REGS_96 "%96,%97,%98,%99,%100,%101,%102,%103"
+#define FA2_REGS_104 "%104,%105,%106,%107,%108,%109,%110,%111"
+#define FA2_REGS_112 "%112,%113,%114,%115,%116,%117,%118,%119"
+#define FA2_REGS_120 "%120,%121,%122,%123,%124,%125,%126,%127"
+#define FA2_ACC8(C, d, i) \
+  C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3]), C(d[i + 4]), C(d[i + 5]), C(d[i + 6]), C(d[i + 7])
 
-#define FA2_REGS_N32 "{" FA2_REGS_0 "}"
-#define FA2_REGS_N64 "{" FA2_REGS_0 "," FA2_REGS_16 "}"
-#define FA2_REGS_N128 "{" FA2_REGS_0 "," FA2_REGS_16 "," FA2_REGS_32 "," FA2_REGS_48 "}"
-#define FA2_REGS_N192                                                                     \
-  "{" FA2_REGS_0 "," FA2_REGS_16 "," FA2_REGS_32 "," FA2_REGS_48 "," FA2_REGS_64 "," \
-      FA2_REGS_80 "}"
-#define FA2_REGS_N256                                                                     \
-  "{" FA2_REGS_0 "," FA2_REGS_16 "," FA2_REGS_32 "," FA2_REGS_48 "," FA2_REGS_64 "," \
-      FA2_REGS_80 "," FA2_REGS_96 "," FA2_REGS_112 "}"
-#define FA2_ACC_N32(C, d) FA2_ACC16(C, d, 0)
-#define FA2_ACC_N64(C, d) FA2_ACC_N32(C, d), FA2_ACC16(C, d, 16)
-#define FA2_ACC_N128(C, d) FA2_ACC_N64(C, d), FA2_ACC16(C, d, 32), FA2_ACC16(C, d, 48)
-#define FA2_ACC_N192(C, d) FA2_ACC_N128(C, d), FA2_ACC16(C, d, 64), FA2_ACC16(C, d, 80)
-#define FA2_ACC_N256(C, d) FA2_ACC_N192(C, d), FA2_ACC16(C, d, 96), FA2_ACC16(C, d, 112)
+#define FA2_REGS_N32 "{" FA2_REGS_0 "," FA2_REGS_8 "}"
+#define FA2_REGS_N64 "{" FA2_REGS_0 "," FA2_REGS_8 "," FA2_REGS_16 "," FA2_REGS_24 "}"
+#define FA2_REGS_N80 \
+  "{" FA2_REGS_0 "," FA2_REGS_8 "," FA2_REGS_16 "," FA2_REGS_24 "," \
+  FA2_REGS_32 "}"
+#define FA2_REGS_N128 \
+  "{" FA2_REGS_0 "," FA2_REGS_8 "," FA2_REGS_16 "," FA2_REGS_24 "," \
+  FA2_REGS_32 "," FA2_REGS_40 "," FA2_REGS_48 "," FA2_REGS_56 "}"
+#define FA2_REGS_N192 \
+  "{" FA2_REGS_0 "," FA2_REGS_8 "," FA2_REGS_16 "," FA2_REGS_24 "," \
+  FA2_REGS_32 "," FA2_REGS_40 "," FA2_REGS_48 "," FA2_REGS_56 "," \
+  FA2_REGS_64 "," FA2_REGS_72 "," FA2_REGS_80 "," FA2_REGS_88 "}"
+#define FA2_REGS_N256 \
+  "{" FA2_REGS_0 "," FA2_REGS_8 "," FA2_REGS_16 "," FA2_REGS_24 "," \
+  FA2_REGS_32 "," FA2_REGS_40 "," FA2_REGS_48 "," FA2_REGS_56 "," \
+  FA2_REGS_64 "," FA2_REGS_72 "," FA2_REGS_80 "," FA2_REGS_88 "," \
+  FA2_REGS_96 "," FA2_REGS_104 "," FA2_REGS_112 "," FA2_REGS_120 "}"
+#define FA2_ACC_N32(C, d) FA2_ACC8(C, d, 0), FA2_ACC8(C, d, 8)
+#define FA2_ACC_N64(C, d) \
+  FA2_ACC8(C, d, 0), FA2_ACC8(C, d, 8), FA2_ACC8(C, d, 16), \
+  FA2_ACC8(C, d, 24)
+#define FA2_ACC_N80(C, d) \
+  FA2_ACC8(C, d, 0), FA2_ACC8(C, d, 8), FA2_ACC8(C, d, 16), \
+  FA2_ACC8(C, d, 24), FA2_ACC8(C, d, 32)
+#define FA2_ACC_N128(C, d) \
+  FA2_ACC8(C, d, 0), FA2_ACC8(C, d, 8), FA2_ACC8(C, d, 16), \
+  FA2_ACC8(C, d, 24), FA2_ACC8(C, d, 32), FA2_ACC8(C, d, 40), \
+  FA2_ACC8(C, d, 48), FA2_ACC8(C, d, 56)
+#define FA2_ACC_N192(C, d) \
+  FA2_ACC8(C, d, 0), FA2_ACC8(C, d, 8), FA2_ACC8(C, d, 16), \
+  FA2_ACC8(C, d, 24), FA2_ACC8(C, d, 32), FA2_ACC8(C, d, 40), \
+  FA2_ACC8(C, d, 48), FA2_ACC8(C, d, 56), FA2_ACC8(C, d, 64), \
+  FA2_ACC8(C, d, 72), FA2_ACC8(C, d, 80), FA2_ACC8(C, d, 88)
+#define FA2_ACC_N256(C, d) \
+  FA2_ACC8(C, d, 0), FA2_ACC8(C, d, 8), FA2_ACC8(C, d, 16), \
+  FA2_ACC8(C, d, 24), FA2_ACC8(C, d, 32), FA2_ACC8(C, d, 40), \
+  FA2_ACC8(C, d, 48), FA2_ACC8(C, d, 56), FA2_ACC8(C, d, 64), \
+  FA2_ACC8(C, d, 72), FA2_ACC8(C, d, 80), FA2_ACC8(C, d, 88), \
+  FA2_ACC8(C, d, 96), FA2_ACC8(C, d, 104), FA2_ACC8(C, d, 112), \
+  FA2_ACC8(C, d, 120)
 // Accumulate ("+f": the old values are inputs) or overwrite ("=f": they are
 // dead, so the compiler need not keep them alive until the instruction).
 #define FA2_ACCUMULATE(x) "+f"(x)
@@ -105,6 +135,7 @@ struct Wgmma;
 
 FA2_DEFINE_WGMMA(32, 16, 17, 18, 19, 20)
 FA2_DEFINE_WGMMA(64, 32, 33, 34, 35, 36)
+FA2_DEFINE_WGMMA(80, 40, 41, 42, 43, 44)
 FA2_DEFINE_WGMMA(128, 64, 65, 66, 67, 68)
 FA2_DEFINE_WGMMA(192, 96, 97, 98, 99, 100)
 FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132)
@@ -115,25 +146,35 @@ FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132)
 #undef FA2_WGMMA_SS
 #undef FA2_OVERWRITE
 #undef FA2_ACCUMULATE
-#undef FA2_ACC_N256
-#undef FA2_ACC_N192
-#undef FA2_ACC_N128
-#undef FA2_ACC_N64
 #undef FA2_ACC_N32
-#undef FA2_REGS_N256
-#undef FA2_REGS_N192
-#undef FA2_REGS_N128
-#undef FA2_REGS_N64
+#undef FA2_ACC_N64
+#undef FA2_ACC_N80
+#undef FA2_ACC_N128
+#undef FA2_ACC_N192
+#undef FA2_ACC_N256
 #undef FA2_REGS_N32
-#undef FA2_ACC16
-#undef FA2_REGS_112
-#undef FA2_REGS_96
-#undef FA2_REGS_80
-#undef FA2_REGS_64
-#undef FA2_REGS_48
-#undef FA2_REGS_32
-#undef FA2_REGS_16
+#undef FA2_REGS_N64
+#undef FA2_REGS_N80
+#undef FA2_REGS_N128
+#undef FA2_REGS_N192
+#undef FA2_REGS_N256
+#undef FA2_ACC8
 #undef FA2_REGS_0
+#undef FA2_REGS_8
+#undef FA2_REGS_16
+#undef FA2_REGS_24
+#undef FA2_REGS_32
+#undef FA2_REGS_40
+#undef FA2_REGS_48
+#undef FA2_REGS_56
+#undef FA2_REGS_64
+#undef FA2_REGS_72
+#undef FA2_REGS_80
+#undef FA2_REGS_88
+#undef FA2_REGS_96
+#undef FA2_REGS_104
+#undef FA2_REGS_112
+#undef FA2_REGS_120
 
 // The k-loops every kernel runs, kSteps k-steps of 16 (the caller fences
 // before and commits after). Operands sit in 128-byte-swizzled tiles of
