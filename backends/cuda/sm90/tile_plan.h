@@ -43,8 +43,9 @@ constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
 //  - persistent: one CTA per SM, each loading its next tile while it
 //    finishes the current one, tiles in a snake order (fwd_kernel.cuh).
 //    With a mask always (d64 +2..39%, d128 +1..25%, d256 +2..12%). Without:
-//    d64 always (+2..32%), d128 up to 1k keys (+8..18%; -1..-9% from 2k),
-//    d256 up to 2k (+4..11%; even at 16k).
+//    d64 always (+2..32%), d128 up to 1k keys (+8..18%; -1..-9% from 2k,
+//    -4% at 4k again at 18:20), d256 always (+4..11% up to 2k; with the
+//    80-key blocks +1..1.5% from 4k, 18:20).
 //  - order (core::FwdOrder): one head's blocks together (K/V shared in the
 //    L2: +15..23% at 512-2k tokens), except with a mask and more than 16
 //    query blocks a head, where the snake no longer balances rounds that
@@ -58,7 +59,7 @@ constexpr FwdLaunch sm90_fwd_launch(int head_dim, bool has_mask, int m_blocks, i
   if (has_mask)
     return {true, m_blocks > 16 ? core::FwdOrder::longest_rows_first
                                 : core::FwdOrder::head_blocks_together};
-  const bool persistent = head_dim == 64 || seqlen_k <= (head_dim == 128 ? 1024 : 2048);
+  const bool persistent = head_dim != 128 || seqlen_k <= 1024;
   return {persistent, core::FwdOrder::head_blocks_together};
 }
 
