@@ -106,7 +106,7 @@ class CudaBackend final : public Backend {
   uint64_t fwd_workspace(const core::AttnParams &) const override { return 0; }
 
   uint64_t bwd_workspace(const core::AttnParams &p) const override {
-    const ScratchLayout layout = scratch_layout(p, hopper_bwd(p) != nullptr);
+    const ScratchLayout layout = scratch_layout(p);
     uint64_t bytes = 0;
     return __builtin_add_overflow(layout.dq_accum, layout.dq_accum_bytes, &bytes) ? UINT64_MAX
                                                                                   : bytes;
@@ -129,8 +129,8 @@ class CudaBackend final : public Backend {
     DeviceGuard guard(device_);
     FA2_CUDA_CHECK(guard.status());
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    const BwdLauncher hopper = hopper_bwd(p);
-    const ScratchLayout layout = scratch_layout(p, hopper != nullptr);
+    const BwdLauncher hopper = hopper_ && !sm80_forced() ? hopper_bwd_for(p) : nullptr;
+    const ScratchLayout layout = scratch_layout(p);
     char *workspace = static_cast<char *>(p.workspace);
     auto at = [&](uint64_t offset) { return reinterpret_cast<float *>(workspace + offset); };
     const BwdScratch scratch{hopper != nullptr ? nullptr : at(layout.delta), at(layout.dq_accum),
@@ -150,27 +150,22 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // The Hopper backward kernel where it takes the call, else null.
-  BwdLauncher hopper_bwd(const core::AttnParams &p) const {
-    return hopper_ && !sm80_forced() ? hopper_bwd_for(p) : nullptr;
-  }
   // Byte offsets of BwdScratch's buffers in the workspace: [delta |
-  // block_stats (for the Hopper kernel only) | dq_accum]. The size follows
-  // the kernel a call takes (the API checks it again at the call).
+  // block_stats (Hopper devices only) | dq_accum].
   struct ScratchLayout {
     uint64_t delta, block_stats, dq_accum, dq_accum_bytes;
   };
   // The API bounds rows * head_dim * 4 bytes; the block statistics (padded
   // to 64 rows a head) can exceed that for huge batch * heads with short
   // sequences: such a layout asks for UINT64_MAX bytes, which no caller has.
-  ScratchLayout scratch_layout(const core::AttnParams &p, bool hopper_kernel) const {
+  ScratchLayout scratch_layout(const core::AttnParams &p) const {
     const uint64_t rows = stat_rows(p);
     const uint64_t block_stats = round_up(rows * sizeof(float));
     uint64_t stats_bytes = 0, dq_accum = 0;
     const uint64_t heads = uint64_t(p.batch) * uint64_t(p.heads_q);
     const uint64_t per_head = uint64_t(core::ceil_div(p.seqlen_q, kStatBlockRows)) * 2 *
                               kStatBlockRows * sizeof(float);
-    if ((hopper_kernel && __builtin_mul_overflow(heads, per_head, &stats_bytes)) ||
+    if ((hopper_ && __builtin_mul_overflow(heads, per_head, &stats_bytes)) ||
         stats_bytes > UINT64_MAX / 2 ||
         __builtin_add_overflow(block_stats, round_up(stats_bytes), &dq_accum))
       return {0, 0, UINT64_MAX, 0};
