@@ -55,7 +55,7 @@ struct BwdKernel {
   static constexpr int kConsumerRegs = 232;
   // The dQ epilogue of a block deferred into the next one, behind its S^T
   // and dP^T (see the kernel). That needs dQ's registers next to both
-  // accumulators: there at d64 (+7..10%, H200 2026-11-29 17:40), not at
+  // accumulators: there at d64 (+7..10%, H200 2026-11-29 17:43), not at
   // d128 (where the deferral alone, dP^T issued after it, was 1-2% slower).
   static constexpr bool kDeferDq = kHeadDim <= 64;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),

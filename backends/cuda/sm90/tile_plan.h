@@ -19,7 +19,7 @@ inline constexpr int kMinHeadDim = 33;
 // workers = consumer warpgroups; block_m = 64 * workers. d64 and d128 have
 // a second, `wide` plan with 192-key blocks (more work per softmax round
 // and per barrier), chosen from 8k keys on (sm90_fwd_wide). H200, 2026-11-29
-// 18:05, fa2_cuda_check bench, 128 / 192 keys: d64 s16k 453 / 484 TFLOP/s,
+// 17:51, fa2_cuda_check bench, 128 / 192 keys: d64 s16k 453 / 484 TFLOP/s,
 // s8k 451 / 476, causal s16k 455 / 472; d128 s16k 645 / 685, s8k 643 / 659,
 // causal s8k 616 / 634; below 8k the wide blocks lose (d128 causal s2k 470 /
 // 448, s512 266 / 212: fewer query blocks to balance, more masked columns).
@@ -44,8 +44,8 @@ constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
 //    finishes the current one, tiles in a snake order (fwd_kernel.cuh).
 //    With a mask always (d64 +2..39%, d128 +1..25%, d256 +2..12%). Without:
 //    d64 always (+2..32%), d128 up to 1k keys (+8..18%; -1..-9% from 2k,
-//    -4% at 4k again at 18:20), d256 always (+4..11% up to 2k; with the
-//    80-key blocks +1..1.5% from 4k, 18:20).
+//    -4% at 4k again at 18:01), d256 always (+4..11% up to 2k; with the
+//    80-key blocks +1..1.5% from 4k, 18:01).
 //  - order (core::FwdOrder): one head's blocks together (K/V shared in the
 //    L2: +15..23% at 512-2k tokens), except with a mask and more than 16
 //    query blocks a head, where the snake no longer balances rounds that
@@ -76,10 +76,10 @@ constexpr core::TilePlan sm90_bwd_plan(int head_dim) {
   }
 }
 
-// Where the sm80 backward is faster on Hopper (H200, 2026-11-29, same
-// runs): d64 with a mask over at most 512 keys, where most CTAs of the
-// Hopper kernel's 128-key blocks have few query blocks to walk (causal
-// 512: 90 vs 94 TFLOP/s; at 1024 the Hopper kernel leads, 137 vs 131).
+// Where the sm80 backward is faster on Hopper (H200, 2026-11-29 17:35 and
+// 17:43, CUDA events): d64 with a mask over at most 512 keys, where most
+// CTAs of the Hopper kernel's 128-key blocks have few query blocks to walk
+// (causal 512: 90 vs 94 TFLOP/s; at 2k the Hopper kernel leads, 186 vs 164).
 constexpr bool sm90_bwd_preferred(int head_dim_bucket, bool has_mask, int seqlen_k) {
   return !(head_dim_bucket == 64 && has_mask && seqlen_k <= 512);
 }
