@@ -47,6 +47,15 @@ def fake_rows():
     return rows
 
 
+def test_measurement_order_rotates():
+    impls = ["fa2", "fa2_sm80", "flash", "cudnn"]
+    orders = [side.measurement_order(impls, i) for i in range(8)]
+    assert orders[0] == impls and orders[1] == ["fa2_sm80", "flash", "cudnn", "fa2"]
+    assert orders[4] == impls  # the rotation repeats every len(impls) shapes
+    assert sorted(o[0] for o in orders[:4]) == sorted(impls)  # each goes first once
+    assert all(sorted(o) == sorted(impls) for o in orders)
+
+
 def test_rates_and_table():
     rows = fake_rows()
     assert rows[0]["fwd_tflops"] == pytest.approx(300)
