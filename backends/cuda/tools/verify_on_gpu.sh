@@ -24,13 +24,15 @@ step() {
   local rc=$?
   ((rc != 0)) && failed=$((failed + 1))
   local summary
-  summary=$(grep -E 'PASSED|FAILED|cases failed|SUMMARY' "$out/$name.log" | tail -n 1)
+  summary=$(grep -E 'PASSED|FAILED|cases failed|SUMMARY|check_sass:' "$out/$name.log" | tail -n 1)
   printf '%-28s rc=%-3d %s\n' "$name" "$rc" "${summary:-$(tail -n 1 "$out/$name.log")}"
 }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 paths=(default)
 [[ $(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1) == 9.0 ]] && paths+=(sm80)
+# The Hopper kernels' SASS: HGMMA, not serialised (cuobjdump ships with the toolkit).
+[[ ${#paths[@]} == 2 ]] && step sass-hgmma "$root/backends/cuda/tools/check_sass.sh" "$build/libfa2.so"
 for path in "${paths[@]}"; do
   env=()
   [[ $path == sm80 ]] && env=(env FA2_CUDA_PATH=sm80)
