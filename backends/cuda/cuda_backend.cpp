@@ -163,8 +163,8 @@ class CudaBackend final : public Backend {
     const uint64_t block_stats = round_up(rows * sizeof(float));
     uint64_t stats_bytes = 0, dq_accum = 0;
     const uint64_t heads = uint64_t(p.batch) * uint64_t(p.heads_q);
-    const uint64_t per_head = uint64_t(core::ceil_div(p.seqlen_q, kStatBlockRows)) * 2 *
-                              kStatBlockRows * sizeof(float);
+    const uint64_t per_head =
+        uint64_t(block_stat_head_blocks(p)) * 2 * kStatBlockRows * sizeof(float);
     if ((hopper_ && __builtin_mul_overflow(heads, per_head, &stats_bytes)) ||
         stats_bytes > UINT64_MAX / 2 ||
         __builtin_add_overflow(block_stats, round_up(stats_bytes), &dq_accum))

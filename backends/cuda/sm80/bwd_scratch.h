@@ -24,12 +24,19 @@ struct BwdScratch {
 };
 
 inline constexpr int kStatBlockRows = 64;
+// A head's blocks are padded to a multiple of kStatHeadRows rows, so that a
+// 128-query block of the Hopper backward reads whole pairs of its own head.
+inline constexpr int kStatHeadRows = 128;
+
+// Blocks of kStatBlockRows per (batch, head), padding included.
+FA2_INLINE int64_t block_stat_head_blocks(const core::AttnParams &p) {
+  return int64_t(core::ceil_div(p.seqlen_q, kStatHeadRows)) * (kStatHeadRows / kStatBlockRows);
+}
 
 // Index of the lse of (batch, head, row); its D is kStatBlockRows further.
 FA2_INLINE int64_t block_stat_index(const core::AttnParams &p, int batch, int head, int row) {
   const int64_t block =
-      (int64_t(batch) * p.heads_q + head) * core::ceil_div(p.seqlen_q, kStatBlockRows) +
-      row / kStatBlockRows;
+      (int64_t(batch) * p.heads_q + head) * block_stat_head_blocks(p) + row / kStatBlockRows;
   return block * 2 * kStatBlockRows + row % kStatBlockRows;
 }
 

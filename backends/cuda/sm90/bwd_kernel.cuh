@@ -12,8 +12,9 @@
 //   P^T  = exp2(S^T c - lse),  dS^T = P^T (dP^T - D)   (in registers)
 //   dV  += P^T dO,  dK += dS^T Q                  (A from registers)
 // then both warpgroups' dS^T go to shared memory (swizzled as the TMA
-// would) so that each computes half the columns of dQ = dS K; those go
-// through shared memory into one TMA reduce-add per 32 columns on the fp32
+// would) so that each computes half of dQ = dS K (half the columns of a
+// 64-query block, half the rows of a 128-query one); those go through
+// shared memory into one TMA reduce-add per 32 columns on the fp32
 // accumulator (no per-thread atomics; rows past the sequence are skipped
 // by the TMA).
 #pragma once
@@ -35,7 +36,12 @@ struct BwdKernel {
   static constexpr int kBlockN = 64 * kConsumers;
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kChunks = kHeadDim / 64;
-  static constexpr int kDqCols = kHeadDim / kConsumers;  // dQ columns per warpgroup
+  // dQ of a block: with 64 queries each warpgroup takes half the columns;
+  // with 128 its own 64 queries and every column.
+  static constexpr bool kDqByRows = kBlockM == 128;
+  static constexpr int kDqCols = kDqByRows ? kHeadDim : kHeadDim / kConsumers;
+  static constexpr int kDqBoxRows = 64;  // rows of one TMA reduce-add
+  static_assert(!kDqByRows || kHeadDim == 64, "dQ by rows: one 64-column chunk of K");
   static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
   static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
   static constexpr uint32_t kDsBytes = kBlockN * kBlockM * sizeof(T);  // dS^T tile
@@ -50,20 +56,27 @@ struct BwdKernel {
   static constexpr uint32_t kStatsOffset = kDqOffset + kDqBytes;
   static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * 2 * kStatsBytes;
   static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 2 * kStages) + 1024;
-  // 40 producer registers: the 24 of the forward spill here.
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = 232;
+  // 128-query blocks need 240 registers a consumer thread (232 spilled 56
+  // bytes), so the producer gets 24; 64-query blocks keep 40 (24 spilled in
+  // an earlier producer loop).
+  static constexpr int kProducerRegs = kBlockM == 128 ? 24 : 40;
+  static constexpr int kConsumerRegs = kBlockM == 128 ? 240 : 232;
   // The dQ epilogue of a block deferred into the next one, behind its S^T
   // and dP^T (see the kernel). That needs dQ's registers next to both
   // accumulators: there at d64 (+7..10%, H200 2026-11-29 17:43), not at
   // d128 (where the deferral alone, dP^T issued after it, was 1-2% slower).
-  static constexpr bool kDeferDq = kHeadDim <= 64;
+  static constexpr bool kDeferDq = kHeadDim <= 64 && kBlockM == 64;
+  // With 128 queries P^T and dS^T are packed once both accumulators are
+  // final (their 64 fp32 a thread each next to the packed fragments would
+  // not fit), and dV, dK issued together.
+  static constexpr bool kPackAfterDp = kBlockM == 128;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
                 "setmaxnreg would oversubscribe the register file");
-  static_assert(kConsumers == 2 && kBlockM == 64 && kHeadDim % 64 == 0 && kDqCols % 32 == 0,
+  static_assert(kConsumers == 2 && (kBlockM == 64 || kBlockM == 128) && kHeadDim % 64 == 0 &&
+                    kDqCols % 32 == 0,
                 "bad Hopper backward tile plan");
-  static_assert(kBlockM == kStatBlockRows && 2 * kBlockM == 128,
-                "one block_stats pair per query block, one float per consumer thread");
+  static_assert(kBlockM % kStatBlockRows == 0 && kStatHeadRows % kBlockM == 0,
+                "a query block reads whole block_stats pairs of its own head");
 };
 
 template <class T, int kHeadDim, int kBlockM, int kConsumers, int kStages>
@@ -152,8 +165,10 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
   const int key_row = 64 * wg + 16 * warp + group;  // + 8 h: this thread's keys in the block
   const uint32_t sK_wg = sK + 64 * wg * kSwizzleRowBytes, sV_wg = sV + 64 * wg * kSwizzleRowBytes;
-  // This warpgroup's dQ columns of K (read MN-major), within the 64-column chunks.
-  const int dq_col0 = wg * K::kDqCols;
+  // This warpgroup's dQ: rows from dq_row0, columns from dq_col0 (those of K,
+  // read MN-major, within the 64-column chunks).
+  const int dq_row0 = K::kDqByRows ? 64 * wg : 0;
+  const int dq_col0 = K::kDqByRows ? 0 : wg * K::kDqCols;
   const uint32_t sK_dq = sK + (dq_col0 / 64) * kBlockN * kSwizzleRowBytes + (dq_col0 % 64) * 2;
 
   float dk_acc[kHeadDim / 2], dv_acc[kHeadDim / 2];
@@ -165,20 +180,29 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   auto acc = [](float (&a)[kBlockM / 2], int h, int c) -> float & {
     return a[4 * (c / 2) + 2 * h + c % 2];  // c = 2 j + e
   };
+  // k-step kk of an A fragment: accumulator columns 4 kk .. 4 kk + 3.
+  auto pack_step = [&](uint32_t (&frag)[kBlockM / 16][4], float (&a)[kBlockM / 2], int kk) {
+    frag[kk][0] = Element<T>::pack(acc(a, 0, 4 * kk), acc(a, 0, 4 * kk + 1));
+    frag[kk][1] = Element<T>::pack(acc(a, 1, 4 * kk), acc(a, 1, 4 * kk + 1));
+    frag[kk][2] = Element<T>::pack(acc(a, 0, 4 * kk + 2), acc(a, 0, 4 * kk + 3));
+    frag[kk][3] = Element<T>::pack(acc(a, 1, 4 * kk + 2), acc(a, 1, 4 * kk + 3));
+  };
   auto pack = [&](uint32_t (&frag)[kBlockM / 16][4], float (&a)[kBlockM / 2]) {
 #pragma unroll
-    for (int kk = 0; kk < kBlockM / 16; ++kk) {
-      frag[kk][0] = Element<T>::pack(acc(a, 0, 4 * kk), acc(a, 0, 4 * kk + 1));
-      frag[kk][1] = Element<T>::pack(acc(a, 1, 4 * kk), acc(a, 1, 4 * kk + 1));
-      frag[kk][2] = Element<T>::pack(acc(a, 0, 4 * kk + 2), acc(a, 0, 4 * kk + 3));
-      frag[kk][3] = Element<T>::pack(acc(a, 1, 4 * kk + 2), acc(a, 1, 4 * kk + 3));
-    }
+    for (int kk = 0; kk < kBlockM / 16; ++kk) pack_step(frag, a, kk);
   };
   auto release = [&](uint32_t bar) {
     __syncwarp();
     if (lane == 0) mbar_arrive(bar);
   };
   const FastExp2 exp2;
+  // Where accumulator column c's query finds its lse (D is kStatBlockRows
+  // further) in the block's stats: one pair per kStatBlockRows queries.
+  auto stat_offset = [&](int c) {
+    const int base = 8 * (c / 2);  // a multiple of 8: the pair is known at compile time
+    return (base / kStatBlockRows) * 2 * kStatBlockRows + base % kStatBlockRows + 2 * in_quad +
+           c % 2;
+  };
   // lse (log2 units) and D of the next block in the loop's order (query
   // blocks of one head, then the next head): one float per thread, from the
   // D kernel's padded pairs (BwdScratch::block_stats: no bounds to check),
@@ -195,7 +219,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     cp_async_commit();
     if (++stats_m_block == blocks.end) {
       stats_m_block = blocks.begin;
-      stats_head += core::ceil_div(p.seqlen_q, kStatBlockRows) * 2 * kBlockM;
+      stats_head += block_stat_head_blocks(p) * 2 * kStatBlockRows;
     }
   };
   fetch_stats(0);  // block 0's
@@ -206,10 +230,10 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // S^T and dP^T are on the tensor cores. (The dQ GEMM itself is waited
   // for in its own iteration: ptxas serialises every wgmma when one is
   // left running across the loop's back edge, warning C7514.)
-  // Rows are queries 16 warp + group + 8 h of the block (row % 8 == group),
-  // columns dq_col0 + 8 j + 2 in_quad, with dq_col0 a multiple of 32.
+  // Rows are queries dq_row0 + 16 warp + group + 8 h of the block (row % 8
+  // == group), columns dq_col0 + 8 j + 2 in_quad, dq_col0 a multiple of 32.
   const uint32_t sdQ_thread = sdQ + (dq_col0 / 32) * kBlockM * kSwizzleRowBytes +
-                              (16 * warp + group) * kSwizzleRowBytes + (in_quad % 2) * 8;
+                              (dq_row0 + 16 * warp + group) * kSwizzleRowBytes + (in_quad % 2) * 8;
   auto store_dq = [&](int row0, int head) {
 #pragma unroll
     for (int h = 0; h < 2; ++h)
@@ -224,8 +248,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     named_barrier_sync(2 + wg, 128);
     if (tid % 128 == 0) {
       for (int c = dq_col0 / 32; c < (dq_col0 + K::kDqCols) / 32; ++c)
-        tma_reduce_add_4d(maps.dq_accum, sdQ + c * kBlockM * kSwizzleRowBytes, 32 * c, row0,
-                          head, item.batch);
+        tma_reduce_add_4d(maps.dq_accum,
+                          sdQ + (c * kBlockM + dq_row0) * kSwizzleRowBytes, 32 * c,
+                          row0 + dq_row0, head, item.batch);
       bulk_commit();
     }
     __syncwarp();
@@ -237,8 +262,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     const int row0 = m_block * kBlockM;
     const uint32_t sQ_i = sQ + stage * K::kQBytes, sdO_i = sdO + stage * K::kQBytes;
     const uint32_t sdS_i = sdS + (it % 2) * K::kDsBytes;
-    const float *lse_i = stats_wg + (it % 2) * 2 * kBlockM;  // then D
-    const float *delta_i = lse_i + kBlockM;
+    // lse, then D, of each kStatBlockRows queries of the block.
+    const float *lse_i = stats_wg + (it % 2) * 2 * kBlockM;
+    const float *delta_i = lse_i + kStatBlockRows;
     mbar_wait(qdo_full(stage), (it / kStages) & 1);
 
     // S^T = K Q^T and dP^T = V dO^T, two groups.
@@ -276,34 +302,45 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       for (int c = 0; c < kBlockM / 4; ++c) {
         const int query = 8 * (c / 2) + 2 * in_quad + c % 2;
         float &x = acc(st, h, c);
-        x = core::prob_from_lse(x, p.scale_log2, lse_i[query], exp2);
+        x = core::prob_from_lse(x, p.scale_log2, lse_i[stat_offset(c)], exp2);
         if (masked && !mask.visible(row0 + query, key0 + key_row + 8 * h)) x = 0.f;
       }
-    pack(pt_frag, st);
-    wgmma_fence();
-    wgmma_chain_rs<T, kHeadDim, kBlockM / 16>(dv_acc, pt_frag, sdO_i, kBlockM);  // dV += P^T dO
-    wgmma_commit();
+    if constexpr (!K::kPackAfterDp) {
+      pack(pt_frag, st);
+      wgmma_fence();
+      wgmma_chain_rs<T, kHeadDim, kBlockM / 16>(dv_acc, pt_frag, sdO_i, kBlockM);  // dV += P^T dO
+      wgmma_commit();
+    }
 
     // dS^T = P^T (dP^T - D), unscaled: to registers (dK) and shared memory (dQ).
-    wgmma_wait<1>();
+    wgmma_wait<K::kPackAfterDp ? 0 : 1>();
     pin_registers(dpt);
+    // One k-step at a time, so that P^T and dP^T die as their fragments fill.
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+    for (int kk = 0; kk < kBlockM / 16; ++kk) {
 #pragma unroll
-      for (int c = 0; c < kBlockM / 4; ++c) {
-        const int query = 8 * (c / 2) + 2 * in_quad + c % 2;
-        acc(dpt, h, c) = acc(st, h, c) * (acc(dpt, h, c) - delta_i[query]);
-      }
-    pack(dst_frag, dpt);
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int c = 4 * kk; c < 4 * kk + 4; ++c)
+          acc(dpt, h, c) = acc(st, h, c) * (acc(dpt, h, c) - delta_i[stat_offset(c)]);
+      if constexpr (K::kPackAfterDp) pack_step(pt_frag, st, kk);
+      pack_step(dst_frag, dpt, kk);
+    }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int row = key_row + 8 * h;  // [key][query], 128-byte rows, 16-byte chunks ^ row % 8
+      // [key][query]: 64-query chunks of 128-byte rows, 16-byte units ^ row % 8.
+      const int row = key_row + 8 * h;
 #pragma unroll
       for (int j = 0; j < kBlockM / 8; ++j)
-        st_shared_b32(sdS_i + row * kSwizzleRowBytes + ((j ^ (row % 8)) * 16) + in_quad * 4,
+        st_shared_b32(sdS_i + ((j / 8) * kBlockN + row) * kSwizzleRowBytes +
+                          (((j % 8) ^ (row % 8)) * 16) + in_quad * 4,
                       dst_frag[j / 2][2 * (j % 2) + h]);
     }
     wgmma_fence();
+    if constexpr (K::kPackAfterDp) {
+      wgmma_chain_rs<T, kHeadDim, kBlockM / 16>(dv_acc, pt_frag, sdO_i, kBlockM);  // dV += P^T dO
+      wgmma_commit();
+    }
     wgmma_chain_rs<T, kHeadDim, kBlockM / 16>(dk_acc, dst_frag, sQ_i, kBlockM);  // dK += dS^T Q
     wgmma_commit();
 
@@ -312,7 +349,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // the dQ of block it - 1, whose buffer block it + 1 reuses.
     fence_smem_to_async();
     named_barrier_sync(1, 128 * kConsumers);
-    wgmma_chain_ss<T, K::kDqCols, kBlockN / 16, 1, 1>(dq, sdS_i, kBlockN, sK_dq, kBlockN);
+    wgmma_chain_ss<T, K::kDqCols, kBlockN / 16, 1, 1>(dq, sdS_i + dq_row0 / 64 * kBlockN * kSwizzleRowBytes,
+                                                      kBlockN, sK_dq, kBlockN);
     wgmma_commit();
     wgmma_wait<0>();
     pin_registers(dq);

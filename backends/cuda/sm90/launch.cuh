@@ -74,7 +74,7 @@ fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cu
                   {maps.k, p.k, p.dtype, p.seqlen_k, p.heads_kv, K::kBlockN},
                   {maps.v, p.v, p.dtype, p.seqlen_k, p.heads_kv, K::kBlockN},
                   {maps.dq_accum, dq_accum, core::Dtype::f32, p.seqlen_q, p.heads_q,
-                   plan.block_m}};
+                   K::kDqBoxRows}};
   for (const auto &op : operands) {
     status = encode_operand_map(op.map, op.tensor, op.dtype, op.seqlen, op.heads, p.batch,
                                 p.head_dim, op.box_rows, why);

@@ -64,13 +64,15 @@ constexpr FwdLaunch sm90_fwd_launch(int head_dim, bool has_mask, int m_blocks, i
 }
 
 // Backward: block_m queries per step, block_n = 64 * workers keys per CTA
-// (each consumer warpgroup owns 64), `stages` deep Q / dO ring. Head dim
+// (each consumer warpgroup owns 64), `stages` deep Q / dO ring. d64 takes
+// 128-query blocks: half the barriers and stats fetches per GEMM of the
+// 64-query ones (NOT YET RUN ON A GPU: branch wip/bwd-d64-m128). Head dim
 // 256 stays on the sm80 backward (dK and dV of 64 keys x 256 columns do
 // not fit a warpgroup's registers next to the rest).
 inline constexpr int kBwdHeadDimBuckets[] = {64, 128};
 constexpr core::TilePlan sm90_bwd_plan(int head_dim) {
   switch (head_dim) {
-    case 64: return {64, 128, 64, 2, 2};
+    case 64: return {128, 128, 64, 2, 2};
     case 128: return {64, 128, 128, 2, 2};
     default: return {0, 0, 0, 0, 0};
   }
