@@ -232,17 +232,25 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // left running across the loop's back edge, warning C7514.)
   // Rows are queries dq_row0 + 16 warp + group + 8 h of the block (row % 8
   // == group), columns dq_col0 + 8 j + 2 in_quad, dq_col0 a multiple of 32.
+  // A half-warp's 8-byte stores of one j would cover only 4 of a row's 8
+  // swizzled 16-byte chunks (two-way bank conflicts: 135M extra wavefronts
+  // at d128 s16k, ncu 2026-11-29), so odd groups store column block j ^ 2
+  // when the even ones store j: all 8 chunks, every bank once.
+  const bool odd_group = group % 2 == 1;
   const uint32_t sdQ_thread = sdQ + (dq_col0 / 32) * kBlockM * kSwizzleRowBytes +
                               (dq_row0 + 16 * warp + group) * kSwizzleRowBytes + (in_quad % 2) * 8;
+  const uint32_t chunk_xor = group ^ (odd_group ? 4u : 0u);  // 2 (j ^ 2) = 2 j ^ 4
   auto store_dq = [&](int row0, int head) {
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
       for (int j = 0; j < K::kDqCols / 8; ++j) {
-        const uint32_t chunk16 = (2 * (j % 4) + in_quad / 2) ^ group;
+        const int j_odd = j ^ 2;  // same 32-column box
+        const uint32_t chunk16 = (2 * (j % 4) + in_quad / 2) ^ chunk_xor;
         st_shared_v2_f32(sdQ_thread + (j / 4) * kBlockM * kSwizzleRowBytes +
                              8 * h * kSwizzleRowBytes + chunk16 * 16,
-                         dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
+                         odd_group ? dq[4 * j_odd + 2 * h] : dq[4 * j + 2 * h],
+                         odd_group ? dq[4 * j_odd + 2 * h + 1] : dq[4 * j + 2 * h + 1]);
       }
     fence_smem_to_async();
     named_barrier_sync(2 + wg, 128);
