@@ -276,58 +276,80 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     }
 }
 
-// D_i = rowsum(dO_i * O_i) for every row, one warp per row; also the rows
-// a varlen sequence does not have (their D is never read). Into
-// scratch.block_stats with the row's lse when the Hopper kernel reads them
-// (see bwd_scratch.h), else into scratch.delta.
+// The two row kernels around the backward give each row (batch, head,
+// query) a group of `lanes` threads, a power of two so that a group is an
+// aligned part of one warp (its shuffles stay inside it), each thread
+// `per_lane` consecutive elements per step: 16-byte accesses, and every
+// lane busy at head dims below 256 (one warp per row left 3/4 of the lanes
+// idle at d64, and took 114 us to read O and dO of 16k tokens at d128,
+// twice the bandwidth's time: ncu, H200, 2026-11-29).
+FA2_INLINE constexpr int row_lanes(int head_dim, int per_lane) {
+  int lanes = 1;
+  while (lanes < 32 && lanes * per_lane < head_dim) lanes *= 2;
+  return lanes;
+}
+inline constexpr int kDeltaPerLane = 8;     // b16 elements: 16 bytes of O, of dO
+inline constexpr int kConvertPerLane = 4;   // floats: 16 bytes of the accumulator
+inline constexpr int kRowKernelThreads = 256;
+
+// D_i = rowsum(dO_i * O_i) for every row; also the rows a varlen sequence
+// does not have (their D is never read). Into scratch.block_stats with the
+// row's lse when the Hopper kernel reads them (see bwd_scratch.h), else
+// into scratch.delta.
 template <class T>
 __global__ void bwd_delta_kernel(const core::AttnParams p, const BwdScratch scratch) {
+  const int lanes = row_lanes(p.head_dim, kDeltaPerLane);
   const int64_t rows = int64_t(p.batch) * p.heads_q * p.seqlen_q;
-  const int64_t r = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  if (r >= rows) return;
-  const auto [b, head, row] = core::stat_row(p, r);
+  const int64_t r = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / lanes;
+  const int lane = threadIdx.x % lanes;
+  // Threads past the last row still take part in the shuffles below.
+  const auto [b, head, row] = core::stat_row(p, r < rows ? r : rows - 1);
   const core::SeqInfo seq = core::seq_info(p, b);
+  const bool has_row = r < rows && row < seq.seqlen_q;
   float sum = 0.f;
-  if (row < seq.seqlen_q) {
+  if (has_row) {
     const T *dout = static_cast<const T *>(p.dout.data) + core::row_offset(p.dout, b, seq.q_row0, row, head);
     const T *out = static_cast<const T *>(p.out.data) + core::row_offset(p.out, b, seq.q_row0, row, head);
-    for (int col = 8 * lane; col < p.head_dim; col += 8 * 32) {
+    for (int col = kDeltaPerLane * lane; col < p.head_dim; col += kDeltaPerLane * lanes) {
       const uint4 a = *reinterpret_cast<const uint4 *>(dout + col);
       const uint4 o = *reinterpret_cast<const uint4 *>(out + col);
       const T *ae = reinterpret_cast<const T *>(&a);
       const T *oe = reinterpret_cast<const T *>(&o);
 #pragma unroll
-      for (int e = 0; e < 8; ++e) sum += Element<T>::to_float(ae[e]) * Element<T>::to_float(oe[e]);
+      for (int e = 0; e < kDeltaPerLane; ++e)
+        sum += Element<T>::to_float(ae[e]) * Element<T>::to_float(oe[e]);
     }
   }
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  if (lane != 0) return;
+  for (int offset = lanes / 2; offset > 0; offset /= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (r >= rows || lane != 0) return;
   if (scratch.block_stats == nullptr) {
     scratch.delta[r] = sum;
-  } else if (row < seq.seqlen_q) {
+  } else if (has_row) {
     float *stats = scratch.block_stats + block_stat_index(p, b, head, row);
     stats[0] = core::lse_log2(p.lse[r]);
     stats[kStatBlockRows] = sum;
   }
 }
 
-// dQ = scale * accumulator, converted to the element type, one warp per row.
+// dQ = scale * accumulator, converted to the element type.
 template <class T>
 __global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_accum) {
+  const int lanes = row_lanes(p.head_dim, kConvertPerLane);
   const int64_t rows = int64_t(p.batch) * p.heads_q * p.seqlen_q;
-  const int64_t r = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
+  const int64_t r = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / lanes;
+  const int lane = threadIdx.x % lanes;
   if (r >= rows) return;
   const auto [b, head, row] = core::stat_row(p, r);
   const core::SeqInfo seq = core::seq_info(p, b);
   if (row >= seq.seqlen_q) return;
   T *dq = static_cast<T *>(p.dq.data) + core::row_offset(p.dq, b, seq.q_row0, row, head);
   const float *acc = dq_accum + r * p.head_dim;
-  for (int col = 2 * lane; col < p.head_dim; col += 2 * 32) {
-    const float2 x = *reinterpret_cast<const float2 *>(acc + col);
-    *reinterpret_cast<uint32_t *>(dq + col) = Element<T>::pack(x.x * p.scale, x.y * p.scale);
+  for (int col = kConvertPerLane * lane; col < p.head_dim; col += kConvertPerLane * lanes) {
+    const float4 x = *reinterpret_cast<const float4 *>(acc + col);
+    *reinterpret_cast<uint2 *>(dq + col) =
+        uint2{Element<T>::pack(x.x * p.scale, x.y * p.scale),
+              Element<T>::pack(x.z * p.scale, x.w * p.scale)};
   }
 }
 
