@@ -40,7 +40,8 @@ struct BwdKernel {
   // with 128 its own 64 queries and every column.
   static constexpr bool kDqByRows = kBlockM == 128;
   static constexpr int kDqCols = kDqByRows ? kHeadDim : kHeadDim / kConsumers;
-  static constexpr int kDqBoxRows = 64;  // rows of one TMA reduce-add
+  static constexpr bool kDqByTma = true;  // (bwd_split_kernel.cuh: atomics)
+  static constexpr int kDqBoxRows = 64;    // rows of one TMA reduce-add
   static_assert(!kDqByRows || kHeadDim == 64, "dQ by rows: one 64-column chunk of K");
   static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
   static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
