@@ -25,6 +25,7 @@
 #include "sm80/bwd_scratch.h"
 #include "sm80/smem_tile.cuh"
 #include "sm80/tile_ops.cuh"
+#include "sm90/bwd_loads.cuh"
 #include "sm90/hopper_ops.cuh"
 #include "sm90/tile_plan.h"
 #include "sm90/wgmma.cuh"
@@ -39,11 +40,11 @@ struct BwdSplitKernel {
   static constexpr int kQueriesPerWg = kBlockM / kConsumers;  // S^T / dP^T
   static constexpr int kColsPerWg = kHeadDim / kConsumers;    // dK / dV / dQ
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kChunks = kHeadDim / 64;
   static constexpr bool kDqByTma = false;  // vector atomics from registers
   static constexpr int kDqBoxRows = 0;
-  static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
-  static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
+  using Loads = BwdLoads<T, kHeadDim, kBlockM, kBlockN, kStages, kConsumers>;
+  static constexpr uint32_t kKVBytes = Loads::kKVBytes;
+  static constexpr uint32_t kQBytes = Loads::kQBytes;  // Q or dO tile
   static constexpr uint32_t kPBytes = kBlockN * kBlockM * sizeof(T);   // P^T or dS^T tile
   static constexpr uint32_t kStatsBytes = 2 * kQueriesPerWg * 4;       // lse and D
   // [K][V][Q x kStages][dO x kStages][P^T x 2][dS^T x 2]
@@ -54,7 +55,7 @@ struct BwdSplitKernel {
   static constexpr uint32_t kDsOffset = kPOffset + 2 * kPBytes;
   static constexpr uint32_t kStatsOffset = kDsOffset + 2 * kPBytes;
   static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * 2 * kStatsBytes;
-  static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 2 * kStages) + 1024;
+  static constexpr int kSmemBytes = kBarrierOffset + Loads::kBarrierBytes + 1024;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
@@ -78,8 +79,7 @@ __global__ void __launch_bounds__(384, 1)
   const uint32_t sQ = sK + K::kQOffset, sdO = sK + K::kDoOffset;
   const uint32_t sP = sK + K::kPOffset, sdS = sK + K::kDsOffset;
   const uint32_t bar_kv = sK + K::kBarrierOffset;
-  auto qdo_full = [&](int s) { return bar_kv + 8u * (1 + s); };
-  auto qdo_empty = [&](int s) { return bar_kv + 8u * (1 + kStages + s); };
+  const typename K::Loads loads{sK, sV, sQ, sdO, bar_kv};
 
   const int tid = threadIdx.x;
   const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x);
@@ -96,48 +96,17 @@ __global__ void __launch_bounds__(384, 1)
   T *dv = static_cast<T *>(p.dv.data) +
           core::row_offset(p.dv, item.batch, seq.k_row0, key0, item.head_kv);
   const int keys_valid = core::min_i(seq.seqlen_k - key0, kBlockN);
-  if (num_iters == 0) {  // no query sees these keys: dK = dV = 0
-    for (int i = tid; i < keys_valid * (p.head_dim / 2); i += K::kThreads) {
-      const int row = i / (p.head_dim / 2), col = 2 * (i % (p.head_dim / 2));
-      *reinterpret_cast<uint32_t *>(dk + row * p.dk.stride_seq + col) = 0u;
-      *reinterpret_cast<uint32_t *>(dv + row * p.dv.stride_seq + col) = 0u;
-    }
+  if (num_iters == 0) {  // no query sees these keys
+    write_zero_dk_dv(p, dk, dv, keys_valid, tid, K::kThreads);
     return;
   }
 
-  if (tid == 0) {
-    mbar_init(bar_kv, 1);
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(qdo_full(s), 1);                    // the TMA thread
-      mbar_init(qdo_empty(s), 4 * K::kConsumers);   // one arrival per consumer warp
-    }
-    mbar_init_fence();
-  }
+  if (tid == 0) loads.init();
   __syncthreads();
 
   if (tid < 128) {  // ---------------------------------------------- producer
     regs_release<K::kProducerRegs>();
-    if (tid == 0) {
-      mbar_arrive_expect_tx(bar_kv, 2 * K::kKVBytes);
-      for (int c = 0; c < K::kChunks; ++c) {
-        tma_load_4d(sK + c * kBlockN * kSwizzleRowBytes, maps.k, bar_kv, 64 * c, key0,
-                    item.head_kv, item.batch);
-        tma_load_4d(sV + c * kBlockN * kSwizzleRowBytes, maps.v, bar_kv, 64 * c, key0,
-                    item.head_kv, item.batch);
-      }
-      for (int it = 0; it < num_iters; ++it) {
-        const int stage = it % kStages, row0 = m_block_of(it) * kBlockM, head = head_of(it);
-        mbar_wait(qdo_empty(stage), ((it / kStages) & 1) ^ 1);
-        mbar_arrive_expect_tx(qdo_full(stage), 2 * K::kQBytes);
-        for (int c = 0; c < K::kChunks; ++c) {
-          const uint32_t chunk = c * kBlockM * kSwizzleRowBytes;
-          tma_load_4d(sQ + stage * K::kQBytes + chunk, maps.q, qdo_full(stage), 64 * c, row0,
-                      head, item.batch);
-          tma_load_4d(sdO + stage * K::kQBytes + chunk, maps.dout, qdo_full(stage), 64 * c,
-                      row0, head, item.batch);
-        }
-      }
-    }
+    if (tid == 0) loads.produce(maps, item, key0, num_iters, m_block_of, head_of);
     return;
   }
 
@@ -212,7 +181,7 @@ __global__ void __launch_bounds__(384, 1)
     const uint32_t sP_i = sP + (it % 2) * K::kPBytes, sdS_i = sdS + (it % 2) * K::kPBytes;
     const float *lse_i = stats_wg + (it % 2) * 2 * K::kQueriesPerWg;
     const float *delta_i = lse_i + K::kQueriesPerWg;
-    mbar_wait(qdo_full(stage), (it / kStages) & 1);
+    mbar_wait(loads.full(stage), (it / kStages) & 1);
 
     // S^T = K Q^T and dP^T = V dO^T for this warpgroup's queries.
     const uint32_t q_rows = query0 * kSwizzleRowBytes;
@@ -292,7 +261,7 @@ __global__ void __launch_bounds__(384, 1)
     wgmma_wait<0>();
     pin_registers(dk_acc);
     pin_registers(dv_acc);
-    release(qdo_empty(stage));
+    release(loads.empty(stage));
   }
 
   // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.
