@@ -73,6 +73,9 @@ BwdLauncher hopper_bwd_of_type(int bucket) {
 #ifdef FA2_CUDA_SM90_BWD_HD128
     case 128: return sm90::launch_bwd<T, 128>;
 #endif
+#ifdef FA2_CUDA_SM90_BWD_HD256
+    case 256: return sm90::launch_bwd<T, 256>;
+#endif
     default: return nullptr;
   }
 }

@@ -26,6 +26,7 @@
 #include "sm80/bwd_scratch.h"
 #include "sm80/smem_tile.cuh"
 #include "sm80/tile_ops.cuh"
+#include "sm90/bwd_loads.cuh"
 #include "sm90/hopper_ops.cuh"
 #include "sm90/wgmma.cuh"
 
@@ -35,15 +36,16 @@ template <class T, int kHeadDim, int kBlockM, int kConsumers, int kStages>
 struct BwdKernel {
   static constexpr int kBlockN = 64 * kConsumers;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kChunks = kHeadDim / 64;
   // dQ of a block: with 64 queries each warpgroup takes half the columns;
   // with 128 its own 64 queries and every column.
   static constexpr bool kDqByRows = kBlockM == 128;
   static constexpr int kDqCols = kDqByRows ? kHeadDim : kHeadDim / kConsumers;
-  static constexpr int kDqBoxRows = 64;  // rows of one TMA reduce-add
+  static constexpr bool kDqByTma = true;  // (bwd_split_kernel.cuh: atomics)
+  static constexpr int kDqBoxRows = 64;    // rows of one TMA reduce-add
   static_assert(!kDqByRows || kHeadDim == 64, "dQ by rows: one 64-column chunk of K");
-  static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
-  static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
+  using Loads = BwdLoads<T, kHeadDim, kBlockM, kBlockN, kStages, kConsumers>;
+  static constexpr uint32_t kKVBytes = Loads::kKVBytes;
+  static constexpr uint32_t kQBytes = Loads::kQBytes;  // Q or dO tile
   static constexpr uint32_t kDsBytes = kBlockN * kBlockM * sizeof(T);  // dS^T tile
   static constexpr uint32_t kDqBytes = kBlockM * kHeadDim * 4;         // fp32 dQ tile
   static constexpr uint32_t kStatsBytes = 2 * kBlockM * 4;             // lse and D
@@ -55,7 +57,7 @@ struct BwdKernel {
   static constexpr uint32_t kDqOffset = kDsOffset + 2 * kDsBytes;
   static constexpr uint32_t kStatsOffset = kDqOffset + kDqBytes;
   static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * 2 * kStatsBytes;
-  static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 2 * kStages) + 1024;
+  static constexpr int kSmemBytes = kBarrierOffset + Loads::kBarrierBytes + 1024;
   // 128-query blocks need 240 registers a consumer thread (232 spilled 56
   // bytes), so the producer gets 24; 64-query blocks keep 40 (24 spilled in
   // an earlier producer loop).
@@ -94,8 +96,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const uint32_t sQ = sK + K::kQOffset, sdO = sK + K::kDoOffset, sdS = sK + K::kDsOffset;
   const uint32_t sdQ = sK + K::kDqOffset;  // 32-column chunks of [kBlockM][128 bytes]
   const uint32_t bar_kv = sK + K::kBarrierOffset;
-  auto qdo_full = [&](int s) { return bar_kv + 8u * (1 + s); };
-  auto qdo_empty = [&](int s) { return bar_kv + 8u * (1 + kStages + s); };
+  const typename K::Loads loads{sK, sV, sQ, sdO, bar_kv};
 
   const int tid = threadIdx.x;
   const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x);
@@ -114,48 +115,17 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   T *dv = static_cast<T *>(p.dv.data) +
           core::row_offset(p.dv, item.batch, seq.k_row0, key0, item.head_kv);
   const int keys_valid = core::min_i(seq.seqlen_k - key0, kBlockN);
-  if (num_iters == 0) {  // no query sees these keys: dK = dV = 0
-    for (int i = tid; i < keys_valid * (p.head_dim / 2); i += K::kThreads) {
-      const int row = i / (p.head_dim / 2), col = 2 * (i % (p.head_dim / 2));
-      *reinterpret_cast<uint32_t *>(dk + row * p.dk.stride_seq + col) = 0u;
-      *reinterpret_cast<uint32_t *>(dv + row * p.dv.stride_seq + col) = 0u;
-    }
+  if (num_iters == 0) {  // no query sees these keys
+    write_zero_dk_dv(p, dk, dv, keys_valid, tid, K::kThreads);
     return;
   }
 
-  if (tid == 0) {
-    mbar_init(bar_kv, 1);
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(qdo_full(s), 1);                  // the TMA thread
-      mbar_init(qdo_empty(s), 4 * kConsumers);    // one arrival per consumer warp
-    }
-    mbar_init_fence();
-  }
+  if (tid == 0) loads.init();
   __syncthreads();
 
   if (tid < 128) {  // ---------------------------------------------- producer
     regs_release<K::kProducerRegs>();
-    if (tid == 0) {
-      mbar_arrive_expect_tx(bar_kv, 2 * K::kKVBytes);
-      for (int c = 0; c < K::kChunks; ++c) {
-        tma_load_4d(sK + c * kBlockN * kSwizzleRowBytes, maps.k, bar_kv, 64 * c, key0,
-                    item.head_kv, item.batch);
-        tma_load_4d(sV + c * kBlockN * kSwizzleRowBytes, maps.v, bar_kv, 64 * c, key0,
-                    item.head_kv, item.batch);
-      }
-      for (int it = 0; it < num_iters; ++it) {
-        const int stage = it % kStages, row0 = m_block_of(it) * kBlockM, head = head_of(it);
-        mbar_wait(qdo_empty(stage), ((it / kStages) & 1) ^ 1);
-        mbar_arrive_expect_tx(qdo_full(stage), 2 * K::kQBytes);
-        for (int c = 0; c < K::kChunks; ++c) {
-          const uint32_t chunk = c * kBlockM * kSwizzleRowBytes;
-          tma_load_4d(sQ + stage * K::kQBytes + chunk, maps.q, qdo_full(stage), 64 * c, row0,
-                      head, item.batch);
-          tma_load_4d(sdO + stage * K::kQBytes + chunk, maps.dout, qdo_full(stage), 64 * c,
-                      row0, head, item.batch);
-        }
-      }
-    }
+    if (tid == 0) loads.produce(maps, item, key0, num_iters, m_block_of, head_of);
     return;
   }
 
@@ -273,7 +243,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // lse, then D, of each kStatBlockRows queries of the block.
     const float *lse_i = stats_wg + (it % 2) * 2 * kBlockM;
     const float *delta_i = lse_i + kStatBlockRows;
-    mbar_wait(qdo_full(stage), (it / kStages) & 1);
+    mbar_wait(loads.full(stage), (it / kStages) & 1);
 
     // S^T = K Q^T and dP^T = V dO^T, two groups.
     wgmma_fence();
@@ -366,7 +336,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     pin_registers(dv_acc);
     pin_registers(pt_frag);
     pin_registers(dst_frag);
-    release(qdo_empty(stage));
+    release(loads.empty(stage));
     if constexpr (!K::kDeferDq) store_dq(row0, head);
   }
   if constexpr (K::kDeferDq) {

@@ -2,8 +2,11 @@
 // the generated per-instantiation translation units.
 #pragma once
 
+#include <type_traits>
+
 #include "cuda_check.h"
 #include "sm90/bwd_kernel.cuh"
+#include "sm90/bwd_split_kernel.cuh"
 #include "sm90/fwd_kernel.cuh"
 #include "sm90/launch.h"
 #include "sm90/tensor_map.h"
@@ -48,13 +51,27 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   return FA2_SUCCESS;
 }
 
+// The backward kernel of a head dim's plan: per-warpgroup keys, or the
+// two warpgroups splitting the columns of shared keys.
+template <class T, int kHeadDim>
+auto bwd_kernel_of() {
+  constexpr core::TilePlan plan = sm90_bwd_plan(kHeadDim);
+  if constexpr (sm90_bwd_splits_columns(kHeadDim))
+    return bwd_split_kernel<T, kHeadDim, plan.stages>;
+  else
+    return bwd_kernel<T, kHeadDim, plan.block_m, plan.workers, plan.stages>;
+}
+
 template <class T, int kHeadDim>
 fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
                         std::string &why) {
   constexpr core::TilePlan plan = sm90_bwd_plan(kHeadDim);
   static_assert(plan.head_dim == kHeadDim, "no Hopper backward plan for this head dim");
-  using K = BwdKernel<T, kHeadDim, plan.block_m, plan.workers, plan.stages>;
-  const auto kernel = bwd_kernel<T, kHeadDim, plan.block_m, plan.workers, plan.stages>;
+  constexpr bool kSplit = sm90_bwd_splits_columns(kHeadDim);
+  using K = std::conditional_t<kSplit, BwdSplitKernel<T, kHeadDim, plan.stages>,
+                               BwdKernel<T, kHeadDim, plan.block_m, plan.workers, plan.stages>>;
+  static_assert(K::kBlockN == plan.block_n, "the plan's key block and the kernel's differ");
+  const auto kernel = bwd_kernel_of<T, kHeadDim>();
   unsigned grid = 0;
   fa2_status_t status = grid_size(core::bwd_items(p, K::kBlockN), grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
@@ -76,6 +93,7 @@ fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cu
                   {maps.dq_accum, dq_accum, core::Dtype::f32, p.seqlen_q, p.heads_q,
                    K::kDqBoxRows}};
   for (const auto &op : operands) {
+    if (&op.map == &maps.dq_accum && !K::kDqByTma) continue;
     status = encode_operand_map(op.map, op.tensor, op.dtype, op.seqlen, op.heads, p.batch,
                                 p.head_dim, op.box_rows, why);
     if (status != FA2_SUCCESS) return status;

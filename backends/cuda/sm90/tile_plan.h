@@ -63,20 +63,25 @@ constexpr FwdLaunch sm90_fwd_launch(int head_dim, bool has_mask, int m_blocks, i
   return {persistent, core::FwdOrder::head_blocks_together};
 }
 
-// Backward: block_m queries per step, block_n = 64 * workers keys per CTA
-// (each consumer warpgroup owns 64), `stages` deep Q / dO ring. d64 takes
-// 128-query blocks: half the barriers and stats fetches per GEMM of the
-// 64-query ones (H200, 2026-11-29 19:00, against 64: s16k 282 -> 338
-// TFLOP/s, s2k 242 -> 282, causal s2k 186 -> 208, s512 161 -> 178). Head dim
-// 256 stays on the sm80 backward (dK and dV of 64 keys x 256 columns do
-// not fit a warpgroup's registers next to the rest).
-inline constexpr int kBwdHeadDimBuckets[] = {64, 128};
+// Backward: block_m queries per step, `stages` deep Q / dO ring. Up to
+// d128 each consumer warpgroup owns 64 keys (block_n = 64 * workers,
+// bwd_kernel.cuh); d64 takes 128-query blocks: half the barriers and stats
+// fetches per GEMM of the 64-query ones (H200, 2026-11-29 19:00, against
+// 64: s16k 282 -> 338 TFLOP/s, s2k 242 -> 282, causal s2k 186 -> 208, s512
+// 161 -> 178). At d256 dK and dV of 64 keys do not fit a warpgroup's
+// registers next to the rest: the two warpgroups share 64 keys and split
+// the columns (bwd_split_kernel.cuh; NOT YET RUN ON A GPU).
+inline constexpr int kBwdHeadDimBuckets[] = {64, 128, 256};
 constexpr core::TilePlan sm90_bwd_plan(int head_dim) {
   switch (head_dim) {
     case 64: return {128, 128, 64, 2, 2};
     case 128: return {64, 128, 128, 2, 2};
+    case 256: return {64, 64, 256, 2, 2};
     default: return {0, 0, 0, 0, 0};
   }
+}
+constexpr bool sm90_bwd_splits_columns(int head_dim) {
+  return sm90_bwd_plan(head_dim).block_n < 64 * sm90_bwd_plan(head_dim).workers;
 }
 
 // Where the sm80 backward is faster on Hopper (H200, 2026-11-29 17:35 and

@@ -180,15 +180,20 @@ FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132)
 // before and commits after). Operands sit in 128-byte-swizzled tiles of
 // `rows` rows (hopper_ops.cuh); transposed means MN-major.
 //   D = A B     both from shared memory; the first step overwrites D
+//               (kAccumulate: D += A B)
 //   D += A B    A from registers (one packed fragment per k-step), B MN-major
-template <class T, int N, int kSteps, int kTransA = 0, int kTransB = 0>
+template <class T, int N, int kSteps, int kTransA = 0, int kTransB = 0, bool kAccumulate = false>
 __device__ inline void wgmma_chain_ss(float (&d)[N / 2], uint32_t a, int a_rows, uint32_t b,
                                       int b_rows) {
   auto desc = [](bool mn_major, uint32_t tile, int rows, int kk) {
     return mn_major ? desc_mn_major(tile, rows, kk) : desc_k_major(tile, rows, kk);
   };
-  Wgmma<N>::template ss_overwrite<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, 0),
-                                                       desc(kTransB, b, b_rows, 0));
+  if constexpr (kAccumulate)
+    Wgmma<N>::template ss<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, 0),
+                                               desc(kTransB, b, b_rows, 0));
+  else
+    Wgmma<N>::template ss_overwrite<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, 0),
+                                                         desc(kTransB, b, b_rows, 0));
 #pragma unroll
   for (int kk = 1; kk < kSteps; ++kk)
     Wgmma<N>::template ss<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, kk),

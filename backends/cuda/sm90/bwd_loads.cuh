@@ -1,0 +1,77 @@
+// What both Hopper backward kernels share around their GEMMs
+// (bwd_kernel.cuh: each consumer warpgroup owns its keys;
+// bwd_split_kernel.cuh: the warpgroups share the keys and split columns).
+#pragma once
+
+#include <cstdint>
+
+#include "core/params.h"
+#include "core/work.h"
+#include "sm90/hopper_ops.cuh"
+
+namespace fa2::cuda::sm90 {
+
+// The loads of one CTA: K and V of its key block once (on bar_kv), then Q
+// and dO of every iteration through a kStages ring, each stage a pair of
+// mbarriers (full: the TMA's bytes have landed; empty: every consumer warp
+// is done with the stage). Tiles are 128-byte-swizzled column chunks.
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kStages, int kConsumers>
+struct BwdLoads {
+  static constexpr int kChunks = kHeadDim / 64;
+  static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
+  static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
+  static constexpr uint32_t kBarrierBytes = 8 * (1 + 2 * kStages);
+  uint32_t sK, sV, sQ, sdO, bar_kv;
+
+  __device__ uint32_t full(int stage) const { return bar_kv + 8u * (1 + stage); }
+  __device__ uint32_t empty(int stage) const { return bar_kv + 8u * (1 + kStages + stage); }
+
+  // One thread, before the CTA's first barrier.
+  __device__ void init() const {
+    mbar_init(bar_kv, 1);
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(full(s), 1);                 // the TMA thread
+      mbar_init(empty(s), 4 * kConsumers);   // one arrival per consumer warp
+    }
+    mbar_init_fence();
+  }
+
+  // The producer's one thread; iteration `it` loads query block
+  // m_block_of(it) of query head head_of(it).
+  template <class MBlockOf, class HeadOf>
+  __device__ void produce(const TmaMaps &maps, const core::BwdItem &item, int key0,
+                          int num_iters, MBlockOf m_block_of, HeadOf head_of) const {
+    mbar_arrive_expect_tx(bar_kv, 2 * kKVBytes);
+    for (int c = 0; c < kChunks; ++c) {
+      tma_load_4d(sK + c * kBlockN * kSwizzleRowBytes, maps.k, bar_kv, 64 * c, key0,
+                  item.head_kv, item.batch);
+      tma_load_4d(sV + c * kBlockN * kSwizzleRowBytes, maps.v, bar_kv, 64 * c, key0,
+                  item.head_kv, item.batch);
+    }
+    for (int it = 0; it < num_iters; ++it) {
+      const int stage = it % kStages, row0 = m_block_of(it) * kBlockM, head = head_of(it);
+      mbar_wait(empty(stage), ((it / kStages) & 1) ^ 1);
+      mbar_arrive_expect_tx(full(stage), 2 * kQBytes);
+      for (int c = 0; c < kChunks; ++c) {
+        const uint32_t chunk = c * kBlockM * kSwizzleRowBytes;
+        tma_load_4d(sQ + stage * kQBytes + chunk, maps.q, full(stage), 64 * c, row0, head,
+                    item.batch);
+        tma_load_4d(sdO + stage * kQBytes + chunk, maps.dout, full(stage), 64 * c, row0, head,
+                    item.batch);
+      }
+    }
+  }
+};
+
+// dK = dV = 0 for a key block that no query sees (nothing else writes them).
+template <class T>
+__device__ inline void write_zero_dk_dv(const core::AttnParams &p, T *dk, T *dv, int keys_valid,
+                                        int tid, int threads) {
+  for (int i = tid; i < keys_valid * (p.head_dim / 2); i += threads) {
+    const int row = i / (p.head_dim / 2), col = 2 * (i % (p.head_dim / 2));
+    *reinterpret_cast<uint32_t *>(dk + row * p.dk.stride_seq + col) = 0u;
+    *reinterpret_cast<uint32_t *>(dv + row * p.dv.stride_seq + col) = 0u;
+  }
+}
+
+}  // namespace fa2::cuda::sm90

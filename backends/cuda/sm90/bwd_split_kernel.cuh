@@ -1,0 +1,285 @@
+// FlashAttention-2 backward on Hopper for head dims whose dK and dV do not
+// fit one warpgroup's registers (d256: 64 keys x 256 columns x 2 = 256
+// fp32 a thread). Grid, producer, lse / D prefetch and masks as in
+// bwd_kernel.cuh; the two consumer warpgroups share one 64-key block and
+// split each GEMM the way its output allows:
+//   S^T  = K Q^T,  dP^T = V dO^T   by queries: warpgroup w takes queries
+//                                   32 w .. 32 w + 31 of the 64-query block
+//                                   (m64n32, from shared memory)
+//   P^T, dS^T                       in registers, then to shared memory as
+//                                   [key][query] tiles where both halves meet
+//   dV += P^T dO,  dK += dS^T Q     by columns: warpgroup w owns columns
+//                                   128 w .. 128 w + 127 (64 + 64 fp32 a
+//                                   thread; both operands from shared memory)
+//   dQ  = dS K                      by columns too (64 fp32 a thread), added
+//                                   to the fp32 accumulator by vector atomics
+//                                   from registers: a 64 x 256 fp32 tile for
+//                                   the TMA's reduce-add does not fit next to
+//                                   K, V and two Q / dO stages.
+#pragma once
+
+#include <cstdint>
+
+#include "core/online_softmax.h"
+#include "core/work.h"
+#include "sm80/bwd_scratch.h"
+#include "sm80/smem_tile.cuh"
+#include "sm80/tile_ops.cuh"
+#include "sm90/bwd_loads.cuh"
+#include "sm90/hopper_ops.cuh"
+#include "sm90/tile_plan.h"
+#include "sm90/wgmma.cuh"
+
+namespace fa2::cuda::sm90 {
+
+template <class T, int kHeadDim, int kStages>
+struct BwdSplitKernel {
+  static constexpr int kConsumers = 2;
+  static constexpr int kBlockM = 64;                      // queries per step
+  static constexpr int kBlockN = 64;                      // keys per CTA
+  static constexpr int kQueriesPerWg = kBlockM / kConsumers;  // S^T / dP^T
+  static constexpr int kColsPerWg = kHeadDim / kConsumers;    // dK / dV / dQ
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr bool kDqByTma = false;  // vector atomics from registers
+  static constexpr int kDqBoxRows = 0;
+  using Loads = BwdLoads<T, kHeadDim, kBlockM, kBlockN, kStages, kConsumers>;
+  static constexpr uint32_t kKVBytes = Loads::kKVBytes;
+  static constexpr uint32_t kQBytes = Loads::kQBytes;  // Q or dO tile
+  static constexpr uint32_t kPBytes = kBlockN * kBlockM * sizeof(T);   // P^T or dS^T tile
+  static constexpr uint32_t kStatsBytes = 2 * kQueriesPerWg * 4;       // lse and D
+  // [K][V][Q x kStages][dO x kStages][P^T x 2][dS^T x 2]
+  // [lse and D: per consumer, 2 buffers (by block parity)][barriers]
+  static constexpr uint32_t kQOffset = 2 * kKVBytes;
+  static constexpr uint32_t kDoOffset = kQOffset + kStages * kQBytes;
+  static constexpr uint32_t kPOffset = kDoOffset + kStages * kQBytes;
+  static constexpr uint32_t kDsOffset = kPOffset + 2 * kPBytes;
+  static constexpr uint32_t kStatsOffset = kDsOffset + 2 * kPBytes;
+  static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * 2 * kStatsBytes;
+  static constexpr int kSmemBytes = kBarrierOffset + Loads::kBarrierBytes + 1024;
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = 240;
+  static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
+                "setmaxnreg would oversubscribe the register file");
+  static_assert(kHeadDim % 128 == 0 && kBlockM == kStatBlockRows && kSmemBytes <= kMaxSmemBytes,
+                "bad Hopper split backward plan");
+};
+
+template <class T, int kHeadDim, int kStages>
+__global__ void __launch_bounds__(384, 1)
+    bwd_split_kernel(const core::AttnParams p, const BwdScratch scratch,
+                     const __grid_constant__ TmaMaps maps) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using K = BwdSplitKernel<T, kHeadDim, kStages>;
+  constexpr int kBlockM = K::kBlockM, kBlockN = K::kBlockN;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const uint32_t smem0 = smem_address(smem_raw);
+  const uint32_t sK = (smem0 + 1023u) & ~1023u;  // the swizzle repeats every 1024 bytes
+  unsigned char *const smem_base = smem_raw + (sK - smem0);
+  const uint32_t sV = sK + K::kKVBytes;
+  const uint32_t sQ = sK + K::kQOffset, sdO = sK + K::kDoOffset;
+  const uint32_t sP = sK + K::kPOffset, sdS = sK + K::kDsOffset;
+  const uint32_t bar_kv = sK + K::kBarrierOffset;
+  const typename K::Loads loads{sK, sV, sQ, sdO, bar_kv};
+
+  const int tid = threadIdx.x;
+  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x);
+  const core::SeqInfo seq = core::seq_info(p, item.batch);
+  const int key0 = item.n_block * kBlockN;
+  const core::Mask mask = core::mask_of(p, seq);
+  const core::BlockRange blocks = core::query_blocks(mask, item.n_block, kBlockN, kBlockM);
+  const int num_m = blocks.empty() ? 0 : blocks.end - blocks.begin;
+  const int num_iters = num_m * p.group_size;
+  auto head_of = [&](int it) { return item.head_kv * p.group_size + it / num_m; };
+  auto m_block_of = [&](int it) { return blocks.begin + it % num_m; };
+  T *dk = static_cast<T *>(p.dk.data) +
+          core::row_offset(p.dk, item.batch, seq.k_row0, key0, item.head_kv);
+  T *dv = static_cast<T *>(p.dv.data) +
+          core::row_offset(p.dv, item.batch, seq.k_row0, key0, item.head_kv);
+  const int keys_valid = core::min_i(seq.seqlen_k - key0, kBlockN);
+  if (num_iters == 0) {  // no query sees these keys
+    write_zero_dk_dv(p, dk, dv, keys_valid, tid, K::kThreads);
+    return;
+  }
+
+  if (tid == 0) loads.init();
+  __syncthreads();
+
+  if (tid < 128) {  // ---------------------------------------------- producer
+    regs_release<K::kProducerRegs>();
+    if (tid == 0) loads.produce(maps, item, key0, num_iters, m_block_of, head_of);
+    return;
+  }
+
+  // ------------------------------------------------------------ consumers
+  regs_claim<K::kConsumerRegs>();
+  const int wg = tid / 128 - 1, lane = tid % 32, warp = (tid / 32) % 4;
+  const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
+  // Rows of every accumulator here: keys (S^T, dP^T, dK, dV) or queries
+  // (dQ) 16 warp + group + 8 h of the block.
+  const int acc_row = 16 * warp + group;
+  const int query0 = K::kQueriesPerWg * wg;  // this warpgroup's S^T / dP^T queries
+  const int col0 = K::kColsPerWg * wg;       // and dK / dV / dQ columns
+  // Column chunks col0 / 64.. of the K, Q and dO tiles (B operands, MN-major).
+  const uint32_t chunk_off = (col0 / 64) * kSwizzleRowBytes;
+
+  float dk_acc[K::kColsPerWg / 2], dv_acc[K::kColsPerWg / 2];
+#pragma unroll
+  for (int c = 0; c < K::kColsPerWg / 2; ++c) dk_acc[c] = dv_acc[c] = 0.f;
+  float st[K::kQueriesPerWg / 2], dpt[K::kQueriesPerWg / 2], dq[K::kColsPerWg / 2];
+  // Accumulator element (h, c) of S^T / dP^T: key acc_row + 8 h, query
+  // query0 + 8 (c / 2) + 2 in_quad + c % 2 (c = 2 j + e).
+  auto acc = [](float (&a)[K::kQueriesPerWg / 2], int h, int c) -> float & {
+    return a[4 * (c / 2) + 2 * h + c % 2];
+  };
+  auto release = [&](uint32_t bar) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
+  const FastExp2 exp2;
+  // lse (log2 units) and D of this warpgroup's 32 queries of the next block
+  // in the loop's order, fetched one block ahead as in bwd_kernel.cuh.
+  float *const stats_wg =
+      reinterpret_cast<float *>(smem_base + K::kStatsOffset + wg * 2 * K::kStatsBytes);
+  const float *stats_head = scratch.block_stats + block_stat_index(p, item.batch, head_of(0), 0);
+  int stats_m_block = blocks.begin;
+  auto fetch_stats = [&](int parity) {
+    const float *block = stats_head + stats_m_block * 2 * kStatBlockRows + query0;
+    float *const dst = stats_wg + parity * 2 * K::kQueriesPerWg;
+    load_floats_async<K::kQueriesPerWg, 128>(smem_address(dst), block, K::kQueriesPerWg,
+                                             tid % 128);
+    load_floats_async<K::kQueriesPerWg, 128>(smem_address(dst + K::kQueriesPerWg),
+                                             block + kStatBlockRows, K::kQueriesPerWg,
+                                             tid % 128);
+    cp_async_commit();
+    if (++stats_m_block == blocks.end) {
+      stats_m_block = blocks.begin;
+      stats_head += block_stat_head_blocks(p) * 2 * kStatBlockRows;
+    }
+  };
+  fetch_stats(0);
+
+  // [key][query] tile, 128-byte rows, 16-byte units ^ row % 8: the b16 pair
+  // of S^T-layout columns (2 j, 2 j + 1) at row h.
+  auto store_pair_tile = [&](uint32_t tile, float (&a)[K::kQueriesPerWg / 2]) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = acc_row + 8 * h;
+#pragma unroll
+      for (int j = 0; j < K::kQueriesPerWg / 8; ++j) {
+        const int unit = query0 / 8 + j;
+        st_shared_b32(tile + row * kSwizzleRowBytes + ((unit ^ (row % 8)) * 16) + in_quad * 4,
+                      Element<T>::pack(acc(a, h, 2 * j), acc(a, h, 2 * j + 1)));
+      }
+    }
+  };
+
+  mbar_wait(bar_kv, 0);
+  for (int it = 0; it < num_iters; ++it) {
+    const int stage = it % kStages, m_block = m_block_of(it), head = head_of(it);
+    const int row0 = m_block * kBlockM;
+    const uint32_t sQ_i = sQ + stage * K::kQBytes, sdO_i = sdO + stage * K::kQBytes;
+    const uint32_t sP_i = sP + (it % 2) * K::kPBytes, sdS_i = sdS + (it % 2) * K::kPBytes;
+    const float *lse_i = stats_wg + (it % 2) * 2 * K::kQueriesPerWg;
+    const float *delta_i = lse_i + K::kQueriesPerWg;
+    mbar_wait(loads.full(stage), (it / kStages) & 1);
+
+    // S^T = K Q^T and dP^T = V dO^T for this warpgroup's queries.
+    const uint32_t q_rows = query0 * kSwizzleRowBytes;
+    wgmma_fence();
+    wgmma_chain_ss<T, K::kQueriesPerWg, kHeadDim / 16>(st, sK, kBlockN, sQ_i + q_rows, kBlockM);
+    wgmma_commit();
+    wgmma_chain_ss<T, K::kQueriesPerWg, kHeadDim / 16>(dpt, sV, kBlockN, sdO_i + q_rows, kBlockM);
+    wgmma_commit();
+
+    // While they run: this block's lse and D have landed, and everyone is
+    // done with the buffer the next fetch overwrites.
+    cp_async_wait<0>();
+    named_barrier_sync(2 + wg, 128);
+    if (it + 1 < num_iters) fetch_stats((it + 1) % 2);
+
+    // P^T (rows past the sequence: lse = D = 0, Q = dO = 0 from the TMA,
+    // so finite P and dS = 0; their dQ rows are not added).
+    wgmma_wait<1>();
+    pin_registers(st);
+    const bool masked = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int c = 0; c < K::kQueriesPerWg / 4; ++c) {
+        const int query = 8 * (c / 2) + 2 * in_quad + c % 2;  // within the warpgroup's half
+        float &x = acc(st, h, c);
+        x = core::prob_from_lse(x, p.scale_log2, lse_i[query], exp2);
+        if (masked && !mask.visible(row0 + query0 + query, key0 + acc_row + 8 * h)) x = 0.f;
+      }
+    store_pair_tile(sP_i, st);
+
+    // dS^T = P^T (dP^T - D), unscaled.
+    wgmma_wait<0>();
+    pin_registers(dpt);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int c = 0; c < K::kQueriesPerWg / 4; ++c) {
+        const int query = 8 * (c / 2) + 2 * in_quad + c % 2;
+        acc(dpt, h, c) = acc(st, h, c) * (acc(dpt, h, c) - delta_i[query]);
+      }
+    store_pair_tile(sdS_i, dpt);
+
+    // Both halves of P^T and dS^T are in place. They are double-buffered:
+    // passing this barrier in block it also means both warpgroups are done
+    // with the GEMMs of block it - 1, whose buffers block it + 1 reuses.
+    fence_smem_to_async();
+    named_barrier_sync(1, 128 * K::kConsumers);
+    // dQ first: its atomics then go out while dV and dK are on the tensor cores.
+    wgmma_fence();
+    wgmma_chain_ss<T, K::kColsPerWg, kBlockN / 16, 1, 1>(  // dQ = dS K
+        dq, sdS_i, kBlockN, sK + chunk_off * kBlockN, kBlockN);
+    wgmma_commit();
+    wgmma_chain_ss<T, K::kColsPerWg, kBlockM / 16, 0, 1, true>(  // dV += P^T dO
+        dv_acc, sP_i, kBlockN, sdO_i + chunk_off * kBlockM, kBlockM);
+    wgmma_commit();
+    wgmma_chain_ss<T, K::kColsPerWg, kBlockM / 16, 0, 1, true>(  // dK += dS^T Q
+        dk_acc, sdS_i, kBlockN, sQ_i + chunk_off * kBlockM, kBlockM);
+    wgmma_commit();
+    wgmma_wait<2>();
+    pin_registers(dq);
+
+    // dQ: rows are queries acc_row + 8 h, columns col0 + 8 j + 2 in_quad.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int query = row0 + acc_row + 8 * h;
+      if (query >= seq.seqlen_q) continue;
+      float *dq_row = scratch.dq_accum +
+                      core::row_stat_index(p, item.batch, head, query) * p.head_dim + col0;
+#pragma unroll
+      for (int j = 0; j < K::kColsPerWg / 8; ++j) {
+        const int col = 8 * j + 2 * in_quad;
+        if (col0 + col < p.head_dim)
+          red_add_v2_f32(dq_row + col, dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
+      }
+    }
+    wgmma_wait<0>();
+    pin_registers(dk_acc);
+    pin_registers(dv_acc);
+    release(loads.empty(stage));
+  }
+
+  // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = acc_row + 8 * h;
+    if (row >= keys_valid) continue;
+#pragma unroll
+    for (int j = 0; j < K::kColsPerWg / 8; ++j) {
+      const int col = col0 + 8 * j + 2 * in_quad;
+      if (col >= p.head_dim) continue;
+      *reinterpret_cast<uint32_t *>(dk + row * p.dk.stride_seq + col) = Element<T>::pack(
+          dk_acc[4 * j + 2 * h] * p.scale, dk_acc[4 * j + 2 * h + 1] * p.scale);
+      *reinterpret_cast<uint32_t *>(dv + row * p.dv.stride_seq + col) =
+          Element<T>::pack(dv_acc[4 * j + 2 * h], dv_acc[4 * j + 2 * h + 1]);
+    }
+  }
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty body, never launched
+}
+
+}  // namespace fa2::cuda::sm90
