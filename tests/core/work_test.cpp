@@ -78,22 +78,50 @@ TEST(Work, DefaultFwdOrderSchedulesMaskedRowsLongestFirst) {
 }
 
 TEST(Work, BwdItemIsABijection) {
-  for (const AttnParams &p : shapes())
-    for (int block_n : {1, 16, 64, 128}) {
-      const int n_blocks = ceil_div(p.seqlen_k, block_n);
-      ASSERT_EQ(bwd_items(p, block_n), int64_t(p.batch) * p.heads_kv * n_blocks);
-      std::set<std::tuple<int, int, int>> seen;
-      for (int64_t i = 0; i < bwd_items(p, block_n); ++i) {
-        const BwdItem it = bwd_item(p, block_n, i);
-        ASSERT_GE(it.batch, 0);
-        ASSERT_LT(it.batch, p.batch);
-        ASSERT_GE(it.head_kv, 0);
-        ASSERT_LT(it.head_kv, p.heads_kv);
-        ASSERT_GE(it.n_block, 0);
-        ASSERT_LT(it.n_block, n_blocks);
-        ASSERT_TRUE(seen.insert({it.batch, it.head_kv, it.n_block}).second) << "item " << i;
-      }
-    }
+  for (AttnParams p : shapes())
+    for (bool masked : {false, true})
+      for (int64_t cache_bytes : {int64_t(0), int64_t(1), int64_t(1) << 14, int64_t(1) << 40})
+        for (int block_n : {1, 16, 64, 128}) {
+          p.has_mask = masked;
+          const int n_blocks = ceil_div(p.seqlen_k, block_n);
+          ASSERT_EQ(bwd_items(p, block_n), int64_t(p.batch) * p.heads_kv * n_blocks);
+          std::set<std::tuple<int, int, int>> seen;
+          for (int64_t i = 0; i < bwd_items(p, block_n); ++i) {
+            const BwdItem it = bwd_item(p, block_n, i, cache_bytes);
+            ASSERT_GE(it.batch, 0);
+            ASSERT_LT(it.batch, p.batch);
+            ASSERT_GE(it.head_kv, 0);
+            ASSERT_LT(it.head_kv, p.heads_kv);
+            ASSERT_GE(it.n_block, 0);
+            ASSERT_LT(it.n_block, n_blocks);
+            ASSERT_TRUE(seen.insert({it.batch, it.head_kv, it.n_block}).second) << "item " << i;
+          }
+        }
+}
+
+TEST(Work, MaskedBwdWalksHeadGroupsKeyBlockSlowest) {
+  AttnParams p = shape(2, 256, 256, 3, 3);  // 6 (batch, kv head) pairs, 4 key blocks of 64
+  p.head_dim = 64;
+  p.dtype = Dtype::bf16;
+  const int64_t head_bytes = 2 * 256 * 64 * 2;  // Q and dO of one head
+  // Unmasked, or no cache given: a head's key blocks stay together.
+  for (int64_t cache : {int64_t(0), 4 * head_bytes}) {
+    p.has_mask = cache == 0;
+    const BwdItem it = bwd_item(p, 64, 1, cache);
+    EXPECT_EQ(it.batch * 3 + it.head_kv, 0);
+    EXPECT_EQ(it.n_block, 1);
+  }
+  // Masked with room for 4 heads: groups of 4 and 2 heads, key block slowest.
+  p.has_mask = true;
+  ASSERT_EQ(bwd_heads_together(p, 4 * head_bytes), 4);
+  const int expect[][2] = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}, {1, 1}, {2, 1}, {3, 1},
+                           {0, 2}, {1, 2}, {2, 2}, {3, 2}, {0, 3}, {1, 3}, {2, 3}, {3, 3},
+                           {4, 0}, {5, 0}, {4, 1}, {5, 1}, {4, 2}, {5, 2}, {4, 3}, {5, 3}};
+  for (int i = 0; i < 24; ++i) {
+    const BwdItem it = bwd_item(p, 64, i, 4 * head_bytes);
+    EXPECT_EQ(it.batch * 3 + it.head_kv, expect[i][0]) << "item " << i;
+    EXPECT_EQ(it.n_block, expect[i][1]) << "item " << i;
+  }
 }
 
 TEST(Work, GroupsAndRowStatistics) {

@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const typename K::Loads loads{sK, sV, sQ, sdO, bar_kv};
 
   const int tid = threadIdx.x;
-  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x);
+  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x, bwd_cache_bytes(kHeadDim));
   const core::SeqInfo seq = core::seq_info(p, item.batch);
   const int key0 = item.n_block * kBlockN;
   const core::Mask mask = core::mask_of(p, seq);

@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(384, 1)
   const typename K::Loads loads{sK, sV, sQ, sdO, bar_kv};
 
   const int tid = threadIdx.x;
-  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x);
+  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x, bwd_cache_bytes(kHeadDim));
   const core::SeqInfo seq = core::seq_info(p, item.batch);
   const int key0 = item.n_block * kBlockN;
   const core::Mask mask = core::mask_of(p, seq);
@@ -91,13 +91,14 @@ __global__ void __launch_bounds__(384, 1)
   const int num_iters = num_m * p.group_size;
   auto head_of = [&](int it) { return item.head_kv * p.group_size + it / num_m; };
   auto m_block_of = [&](int it) { return blocks.begin + it % num_m; };
-  T *dk = static_cast<T *>(p.dk.data) +
-          core::row_offset(p.dk, item.batch, seq.k_row0, key0, item.head_kv);
-  T *dv = static_cast<T *>(p.dv.data) +
-          core::row_offset(p.dv, item.batch, seq.k_row0, key0, item.head_kv);
+  // dK / dV rows of this key block (taken where used: kept live across the
+  // loop, the pointers would cost registers it needs).
+  auto key_rows = [&](const core::TensorRef &t) {
+    return static_cast<T *>(t.data) + core::row_offset(t, item.batch, seq.k_row0, key0, item.head_kv);
+  };
   const int keys_valid = core::min_i(seq.seqlen_k - key0, kBlockN);
   if (num_iters == 0) {  // no query sees these keys
-    write_zero_dk_dv(p, dk, dv, keys_valid, tid, K::kThreads);
+    write_zero_dk_dv(p, key_rows(p.dk), key_rows(p.dv), keys_valid, tid, K::kThreads);
     return;
   }
 
@@ -244,18 +245,54 @@ __global__ void __launch_bounds__(384, 1)
     wgmma_wait<2>();
     pin_registers(dq);
 
-    // dQ: rows are queries acc_row + 8 h, columns col0 + 8 j + 2 in_quad.
+    // dQ goes out in 128-byte pieces: the atomics bound this kernel (ncu,
+    // H200: the crossbar into the L2 81% busy with 8-byte ones, 292 TFLOP/s
+    // at 16k tokens, 415 with no atomics), and the L2 takes about one cycle
+    // a request plus one a 32-byte sector (8-byte: 292, 16-byte: 339,
+    // 128-byte pieces: 348). A thread holds rows
+    // acc_row + 8 h, column pairs 8 j + 2 in_quad of each 8-column block j.
+    // Per 32 columns (blocks 4 k .. 4 k + 3): neighbouring lanes swap pairs
+    // so that each holds 4 adjacent columns of blocks 4 k, 4 k + 1 (a) and of
+    // 4 k + 2, 4 k + 3 (b), a quad 16; then neighbouring quads (rows r and
+    // r + 1) swap a and b so that two quads together hold 32 adjacent
+    // columns of one row, then of the other: two 16-byte atomics a lane.
+    const bool odd_lane = in_quad & 1, odd_row = group & 1;
+    const int lane_col = 8 * odd_lane + 2 * (in_quad - odd_lane) + 16 * odd_row;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int query = row0 + acc_row + 8 * h;
-      if (query >= seq.seqlen_q) continue;
-      float *dq_row = scratch.dq_accum +
-                      core::row_stat_index(p, item.batch, head, query) * p.head_dim + col0;
+      const int query = row0 + (acc_row & ~1) + 8 * h;  // the even row of the pair
+      float *const dq_rows = scratch.dq_accum +
+                             core::row_stat_index(p, item.batch, head, query) * p.head_dim + col0;
 #pragma unroll
-      for (int j = 0; j < K::kColsPerWg / 8; ++j) {
-        const int col = 8 * j + 2 * in_quad;
-        if (col0 + col < p.head_dim)
-          red_add_v2_f32(dq_row + col, dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
+      for (int k = 0; k < K::kColsPerWg / 32; ++k) {
+        float quad[2][4];  // [a, b][4 adjacent columns]
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const float *lo = &dq[4 * (4 * k + 2 * half) + 2 * h], *hi = lo + 4;
+          const float got0 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[0] : hi[0], 1);
+          const float got1 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[1] : hi[1], 1);
+          quad[half][0] = odd_lane ? got0 : lo[0];
+          quad[half][1] = odd_lane ? got1 : lo[1];
+          quad[half][2] = odd_lane ? hi[0] : got0;
+          quad[half][3] = odd_lane ? hi[1] : got1;
+        }
+        // Even rows keep a and give b; odd rows keep b and give a.
+        float even_row[4], odd_row_vals[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const float own = odd_row ? quad[1][e] : quad[0][e];
+          const float got = __shfl_xor_sync(0xffffffffu, odd_row ? quad[0][e] : quad[1][e], 4);
+          even_row[e] = odd_row ? got : own;
+          odd_row_vals[e] = odd_row ? own : got;
+        }
+        const int col = 32 * k + lane_col;
+        if (col0 + col < p.head_dim) {
+          if (query < seq.seqlen_q)
+            red_add_v4_f32(dq_rows + col, even_row[0], even_row[1], even_row[2], even_row[3]);
+          if (query + 1 < seq.seqlen_q)
+            red_add_v4_f32(dq_rows + p.head_dim + col, odd_row_vals[0], odd_row_vals[1],
+                           odd_row_vals[2], odd_row_vals[3]);
+        }
       }
     }
     wgmma_wait<0>();
@@ -265,6 +302,7 @@ __global__ void __launch_bounds__(384, 1)
   }
 
   // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.
+  T *const dk = key_rows(p.dk), *const dv = key_rows(p.dv);
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int row = acc_row + 8 * h;

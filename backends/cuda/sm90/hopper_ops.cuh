@@ -120,9 +120,12 @@ __device__ inline void named_barrier_sync(int id, int threads) {
 __device__ inline void st_shared_v2_f32(uint32_t smem, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(smem), "f"(x), "f"(y) : "memory");
 }
-// dst[0..1] += {x, y} in global memory, one vector atomic (sm_90).
-__device__ inline void red_add_v2_f32(float *dst, float x, float y) {
-  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(dst), "f"(x), "f"(y) : "memory");
+// dst[0..3] += {x, y, z, w} in global memory, one vector atomic (sm_90;
+// dst 16-byte aligned).
+__device__ inline void red_add_v4_f32(float *dst, float x, float y, float z, float w) {
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(dst), "f"(x), "f"(y),
+               "f"(z), "f"(w)
+               : "memory");
 }
 __device__ inline void fence_smem_to_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
