@@ -70,7 +70,7 @@ constexpr FwdLaunch sm90_fwd_launch(int head_dim, bool has_mask, int m_blocks, i
 // 64: s16k 282 -> 338 TFLOP/s, s2k 242 -> 282, causal s2k 186 -> 208, s512
 // 161 -> 178). At d256 dK and dV of 64 keys do not fit a warpgroup's
 // registers next to the rest: the two warpgroups share 64 keys and split
-// the columns (bwd_split_kernel.cuh; H200 2026-11-29 20:10, against the
+// the columns (bwd_split_kernel.cuh; H200 2026-11-29 20:07, against the
 // sm80 kernel it replaces: s16k 188 -> 292 TFLOP/s, s2k 177 -> 262, s512
 // 145 -> 195, before its dQ atomics went out in 128-byte pieces).
 inline constexpr int kBwdHeadDimBuckets[] = {64, 128, 256};
