@@ -35,6 +35,7 @@ namespace fa2::cuda::sm90 {
 template <class T, int kHeadDim, int kBlockM, int kConsumers, int kStages>
 struct BwdKernel {
   static constexpr int kBlockN = 64 * kConsumers;
+  static constexpr int kClusterCtas = 1;  // (bwd_split_kernel.cuh: pairs)
   static constexpr int kThreads = 128 * (kConsumers + 1);
   // dQ of a block: with 64 queries each warpgroup takes half the columns;
   // with 128 its own 64 queries and every column.

@@ -14,17 +14,25 @@ namespace fa2::cuda::sm90 {
 // The loads of one CTA: K and V of its key block once (on bar_kv), then Q
 // and dO of every iteration through a kStages ring, each stage a pair of
 // mbarriers (full: the TMA's bytes have landed; empty: every consumer warp
-// is done with the stage). Tiles are 128-byte-swizzled column chunks.
-template <class T, int kHeadDim, int kBlockM, int kBlockN, int kStages, int kConsumers>
+// is done with the stage). With kDoStages < kStages, dO has a ring (and
+// barriers) of its own, so that its stage can be released before Q's.
+// Tiles are 128-byte-swizzled column chunks.
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kStages, int kConsumers,
+          int kDoStages = kStages>
 struct BwdLoads {
   static constexpr int kChunks = kHeadDim / 64;
+  static constexpr bool kDoApart = kDoStages != kStages;
   static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
   static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
-  static constexpr uint32_t kBarrierBytes = 8 * (1 + 2 * kStages);
+  static constexpr uint32_t kBarrierBytes = 8 * (1 + 2 * kStages + (kDoApart ? 2 * kDoStages : 0));
   uint32_t sK, sV, sQ, sdO, bar_kv;
 
   __device__ uint32_t full(int stage) const { return bar_kv + 8u * (1 + stage); }
   __device__ uint32_t empty(int stage) const { return bar_kv + 8u * (1 + kStages + stage); }
+  __device__ uint32_t do_full(int stage) const { return bar_kv + 8u * (1 + 2 * kStages + stage); }
+  __device__ uint32_t do_empty(int stage) const {
+    return bar_kv + 8u * (1 + 2 * kStages + kDoStages + stage);
+  }
 
   // One thread, before the CTA's first barrier.
   __device__ void init() const {
@@ -33,33 +41,54 @@ struct BwdLoads {
       mbar_init(full(s), 1);                 // the TMA thread
       mbar_init(empty(s), 4 * kConsumers);   // one arrival per consumer warp
     }
+    for (int s = 0; kDoApart && s < kDoStages; ++s) {
+      mbar_init(do_full(s), 1);
+      mbar_init(do_empty(s), 4 * kConsumers);
+    }
     mbar_init_fence();
   }
 
   // The producer's one thread; iteration `it` loads query block
-  // m_block_of(it) of query head head_of(it).
-  template <class MBlockOf, class HeadOf>
+  // m_block_of(it) of query head head_of(it). extra_kv(bar_kv) may add
+  // extra_kv_bytes of loads of its own to the K / V barrier.
+  template <class MBlockOf, class HeadOf, class ExtraKv>
   __device__ void produce(const TmaMaps &maps, const core::BwdItem &item, int key0,
-                          int num_iters, MBlockOf m_block_of, HeadOf head_of) const {
-    mbar_arrive_expect_tx(bar_kv, 2 * kKVBytes);
+                          int num_iters, MBlockOf m_block_of, HeadOf head_of,
+                          uint32_t extra_kv_bytes, ExtraKv extra_kv) const {
+    mbar_arrive_expect_tx(bar_kv, 2 * kKVBytes + extra_kv_bytes);
     for (int c = 0; c < kChunks; ++c) {
       tma_load_4d(sK + c * kBlockN * kSwizzleRowBytes, maps.k, bar_kv, 64 * c, key0,
                   item.head_kv, item.batch);
       tma_load_4d(sV + c * kBlockN * kSwizzleRowBytes, maps.v, bar_kv, 64 * c, key0,
                   item.head_kv, item.batch);
     }
+    extra_kv(bar_kv);
     for (int it = 0; it < num_iters; ++it) {
       const int stage = it % kStages, row0 = m_block_of(it) * kBlockM, head = head_of(it);
       mbar_wait(empty(stage), ((it / kStages) & 1) ^ 1);
-      mbar_arrive_expect_tx(full(stage), 2 * kQBytes);
+      mbar_arrive_expect_tx(full(stage), (kDoApart ? 1 : 2) * kQBytes);
       for (int c = 0; c < kChunks; ++c) {
         const uint32_t chunk = c * kBlockM * kSwizzleRowBytes;
         tma_load_4d(sQ + stage * kQBytes + chunk, maps.q, full(stage), 64 * c, row0, head,
                     item.batch);
-        tma_load_4d(sdO + stage * kQBytes + chunk, maps.dout, full(stage), 64 * c, row0, head,
-                    item.batch);
+        if (!kDoApart)
+          tma_load_4d(sdO + stage * kQBytes + chunk, maps.dout, full(stage), 64 * c, row0, head,
+                      item.batch);
+      }
+      if (kDoApart) {
+        const int do_stage = it % kDoStages;
+        mbar_wait(do_empty(do_stage), ((it / kDoStages) & 1) ^ 1);
+        mbar_arrive_expect_tx(do_full(do_stage), kQBytes);
+        for (int c = 0; c < kChunks; ++c)
+          tma_load_4d(sdO + do_stage * kQBytes + c * kBlockM * kSwizzleRowBytes, maps.dout,
+                      do_full(do_stage), 64 * c, row0, head, item.batch);
       }
     }
+  }
+  template <class MBlockOf, class HeadOf>
+  __device__ void produce(const TmaMaps &maps, const core::BwdItem &item, int key0,
+                          int num_iters, MBlockOf m_block_of, HeadOf head_of) const {
+    produce(maps, item, key0, num_iters, m_block_of, head_of, 0, [](uint32_t) {});
   }
 };
 

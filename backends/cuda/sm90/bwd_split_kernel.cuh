@@ -11,11 +11,18 @@
 //   dV += P^T dO,  dK += dS^T Q     by columns: warpgroup w owns columns
 //                                   128 w .. 128 w + 127 (64 + 64 fp32 a
 //                                   thread; both operands from shared memory)
-//   dQ  = dS K                      by columns too (64 fp32 a thread), added
-//                                   to the fp32 accumulator by vector atomics
-//                                   from registers: a 64 x 256 fp32 tile for
-//                                   the TMA's reduce-add does not fit next to
-//                                   K, V and two Q / dO stages.
+//   dQ                              see below, added to the fp32 accumulator
+//                                   by 16-byte atomics in 128-byte pieces.
+// The dQ atomics bound this kernel (the L2 takes about a cycle per request
+// and per 32-byte sector, and every key block adds a whole dQ tile), so
+// CTAs work in clusters of two over key blocks 2 i and 2 i + 1, walking the
+// same query blocks (the union of both ranges; a block one of them does
+// not see is masked to zero there): each sends its dS^T tile to the other
+// (a bulk copy into the partner's shared memory) and computes half of dQ's
+// columns over both key blocks, dQ[:, half c] = dS_c K_c[:, half c] +
+// dS_partner K_partner[:, half c] (the partner's K half loaded once), so
+// that every dQ element gets one atomic per two key blocks. The smem this
+// takes comes from a single dO stage, released once dV is issued and done.
 #pragma once
 
 #include <cstdint>
@@ -35,37 +42,47 @@ namespace fa2::cuda::sm90 {
 template <class T, int kHeadDim, int kStages>
 struct BwdSplitKernel {
   static constexpr int kConsumers = 2;
+  static constexpr int kClusterCtas = 2;                  // key blocks per dQ atomic
   static constexpr int kBlockM = 64;                      // queries per step
   static constexpr int kBlockN = 64;                      // keys per CTA
   static constexpr int kQueriesPerWg = kBlockM / kConsumers;  // S^T / dP^T
-  static constexpr int kColsPerWg = kHeadDim / kConsumers;    // dK / dV / dQ
+  static constexpr int kColsPerWg = kHeadDim / kConsumers;    // dK / dV
+  static constexpr int kDqColsPerWg = kColsPerWg / kClusterCtas;
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr bool kDqByTma = false;  // vector atomics from registers
   static constexpr int kDqBoxRows = 0;
-  using Loads = BwdLoads<T, kHeadDim, kBlockM, kBlockN, kStages, kConsumers>;
+  using Loads = BwdLoads<T, kHeadDim, kBlockM, kBlockN, kStages, kConsumers, 1>;
   static constexpr uint32_t kKVBytes = Loads::kKVBytes;
   static constexpr uint32_t kQBytes = Loads::kQBytes;  // Q or dO tile
+  static constexpr uint32_t kPartnerKBytes = kKVBytes / kClusterCtas;
   static constexpr uint32_t kPBytes = kBlockN * kBlockM * sizeof(T);   // P^T or dS^T tile
   static constexpr uint32_t kStatsBytes = 2 * kQueriesPerWg * 4;       // lse and D
-  // [K][V][Q x kStages][dO x kStages][P^T x 2][dS^T x 2]
-  // [lse and D: per consumer, 2 buffers (by block parity)][barriers]
-  static constexpr uint32_t kQOffset = 2 * kKVBytes;
+  // [K][V][the partner's K, this CTA's dQ columns][Q x kStages][dO]
+  // [P^T x 2][dS^T x 2][the partner's dS^T x 2]
+  // [lse and D: per consumer, 2 buffers (by block parity)][barriers: the
+  // loads', then per dS^T buffer: received (full), and the partner done
+  // with what this CTA sent (free)]
+  static constexpr uint32_t kPartnerKOffset = 2 * kKVBytes;
+  static constexpr uint32_t kQOffset = kPartnerKOffset + kPartnerKBytes;
   static constexpr uint32_t kDoOffset = kQOffset + kStages * kQBytes;
-  static constexpr uint32_t kPOffset = kDoOffset + kStages * kQBytes;
+  static constexpr uint32_t kPOffset = kDoOffset + kQBytes;
   static constexpr uint32_t kDsOffset = kPOffset + 2 * kPBytes;
-  static constexpr uint32_t kStatsOffset = kDsOffset + 2 * kPBytes;
+  static constexpr uint32_t kDsRecvOffset = kDsOffset + 2 * kPBytes;
+  static constexpr uint32_t kStatsOffset = kDsRecvOffset + 2 * kPBytes;
   static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * 2 * kStatsBytes;
-  static constexpr int kSmemBytes = kBarrierOffset + Loads::kBarrierBytes + 1024;
+  static constexpr uint32_t kExchangeBarrierOffset = kBarrierOffset + Loads::kBarrierBytes;
+  static constexpr int kSmemBytes = kExchangeBarrierOffset + 4 * 8 + 1024;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
                 "setmaxnreg would oversubscribe the register file");
-  static_assert(kHeadDim % 128 == 0 && kBlockM == kStatBlockRows && kSmemBytes <= kMaxSmemBytes,
+  static_assert(kHeadDim % 256 == 0 && kDqColsPerWg % 64 == 0 && kBlockM == kStatBlockRows &&
+                    kSmemBytes <= kMaxSmemBytes,
                 "bad Hopper split backward plan");
 };
 
 template <class T, int kHeadDim, int kStages>
-__global__ void __launch_bounds__(384, 1)
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     bwd_split_kernel(const core::AttnParams p, const BwdScratch scratch,
                      const __grid_constant__ TmaMaps maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -75,18 +92,34 @@ __global__ void __launch_bounds__(384, 1)
   const uint32_t smem0 = smem_address(smem_raw);
   const uint32_t sK = (smem0 + 1023u) & ~1023u;  // the swizzle repeats every 1024 bytes
   unsigned char *const smem_base = smem_raw + (sK - smem0);
-  const uint32_t sV = sK + K::kKVBytes;
+  const uint32_t sV = sK + K::kKVBytes, sK_partner = sK + K::kPartnerKOffset;
   const uint32_t sQ = sK + K::kQOffset, sdO = sK + K::kDoOffset;
   const uint32_t sP = sK + K::kPOffset, sdS = sK + K::kDsOffset;
+  const uint32_t sdS_recv = sK + K::kDsRecvOffset;
   const uint32_t bar_kv = sK + K::kBarrierOffset;
   const typename K::Loads loads{sK, sV, sQ, sdO, bar_kv};
+  // Per dS^T buffer b: recv_full(b), this CTA's copy of the partner's tile
+  // landed; send_free(b), the partner is done with the tile sent to it.
+  auto recv_full = [&](int b) { return sK + K::kExchangeBarrierOffset + 8u * b; };
+  auto send_free = [&](int b) { return sK + K::kExchangeBarrierOffset + 8u * (2 + b); };
 
   const int tid = threadIdx.x;
-  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x, bwd_cache_bytes(kHeadDim));
+  const uint32_t rank = cluster_rank(), partner = rank ^ 1u;
+  const core::BwdItem pair =
+      core::bwd_item(p, K::kClusterCtas * kBlockN, blockIdx.x / K::kClusterCtas,
+                     bwd_cache_bytes(kHeadDim));
+  const core::BwdItem item{pair.batch, pair.head_kv, int(K::kClusterCtas * pair.n_block + rank)};
   const core::SeqInfo seq = core::seq_info(p, item.batch);
   const int key0 = item.n_block * kBlockN;
   const core::Mask mask = core::mask_of(p, seq);
-  const core::BlockRange blocks = core::query_blocks(mask, item.n_block, kBlockN, kBlockM);
+  // Both CTAs walk the union of their query blocks.
+  const core::BlockRange own = core::query_blocks(mask, item.n_block, kBlockN, kBlockM);
+  const core::BlockRange other = core::query_blocks(mask, item.n_block ^ 1, kBlockN, kBlockM);
+  const core::BlockRange blocks =
+      own.empty()     ? other
+      : other.empty() ? own
+                      : core::BlockRange{core::min_i(own.begin, other.begin),
+                                         core::max_i(own.end, other.end)};
   const int num_m = blocks.empty() ? 0 : blocks.end - blocks.begin;
   const int num_iters = num_m * p.group_size;
   auto head_of = [&](int it) { return item.head_kv * p.group_size + it / num_m; };
@@ -97,17 +130,30 @@ __global__ void __launch_bounds__(384, 1)
     return static_cast<T *>(t.data) + core::row_offset(t, item.batch, seq.k_row0, key0, item.head_kv);
   };
   const int keys_valid = core::min_i(seq.seqlen_k - key0, kBlockN);
-  if (num_iters == 0) {  // no query sees these keys
+  if (num_iters == 0) {  // no query sees these keys nor the partner's: both leave here
     write_zero_dk_dv(p, key_rows(p.dk), key_rows(p.dv), keys_valid, tid, K::kThreads);
     return;
   }
 
-  if (tid == 0) loads.init();
-  __syncthreads();
+  if (tid == 0) {
+    for (int b = 0; b < 2; ++b) {
+      mbar_init(recv_full(b), 1);                  // this CTA's arming thread
+      mbar_init(send_free(b), 4 * K::kConsumers);  // the partner's consumer warps
+    }
+    loads.init();  // (its fence covers the barriers above)
+  }
+  cluster_sync();  // both CTAs' barriers exist before either signals the other's
 
   if (tid < 128) {  // ---------------------------------------------- producer
     regs_release<K::kProducerRegs>();
-    if (tid == 0) loads.produce(maps, item, key0, num_iters, m_block_of, head_of);
+    if (tid == 0)
+      loads.produce(maps, item, key0, num_iters, m_block_of, head_of, K::kPartnerKBytes,
+                    [&](uint32_t bar) {  // the partner's K, this CTA's dQ columns
+                      for (int c = 0; c < kHeadDim / 2 / 64; ++c)
+                        tma_load_4d(sK_partner + c * kBlockN * kSwizzleRowBytes, maps.k, bar,
+                                    int(rank) * (kHeadDim / 2) + 64 * c,
+                                    (item.n_block ^ 1) * kBlockN, item.head_kv, item.batch);
+                    });
     return;
   }
 
@@ -119,14 +165,19 @@ __global__ void __launch_bounds__(384, 1)
   // (dQ) 16 warp + group + 8 h of the block.
   const int acc_row = 16 * warp + group;
   const int query0 = K::kQueriesPerWg * wg;  // this warpgroup's S^T / dP^T queries
-  const int col0 = K::kColsPerWg * wg;       // and dK / dV / dQ columns
-  // Column chunks col0 / 64.. of the K, Q and dO tiles (B operands, MN-major).
+  const int col0 = K::kColsPerWg * wg;       // and dK / dV columns
+  // Column chunks col0 / 64.. of the Q and dO tiles (B operands, MN-major).
   const uint32_t chunk_off = (col0 / 64) * kSwizzleRowBytes;
+  // This warpgroup's dQ columns, and where they start in K and the partner's K half.
+  const int dq_col0 = int(rank) * (kHeadDim / 2) + wg * K::kDqColsPerWg;
+  const uint32_t dq_k_own = sK + (dq_col0 / 64) * kBlockN * kSwizzleRowBytes;
+  const uint32_t dq_k_partner =
+      sK_partner + (wg * K::kDqColsPerWg / 64) * kBlockN * kSwizzleRowBytes;
 
   float dk_acc[K::kColsPerWg / 2], dv_acc[K::kColsPerWg / 2];
 #pragma unroll
   for (int c = 0; c < K::kColsPerWg / 2; ++c) dk_acc[c] = dv_acc[c] = 0.f;
-  float st[K::kQueriesPerWg / 2], dpt[K::kQueriesPerWg / 2], dq[K::kColsPerWg / 2];
+  float st[K::kQueriesPerWg / 2], dpt[K::kQueriesPerWg / 2], dq[K::kDqColsPerWg / 2];
   // Accumulator element (h, c) of S^T / dP^T: key acc_row + 8 h, query
   // query0 + 8 (c / 2) + 2 in_quad + c % 2 (c = 2 j + e).
   auto acc = [](float (&a)[K::kQueriesPerWg / 2], int h, int c) -> float & {
@@ -173,23 +224,26 @@ __global__ void __launch_bounds__(384, 1)
       }
     }
   };
+  const bool sender = tid == 128;  // sends this CTA's dS^T tiles to the partner
 
   mbar_wait(bar_kv, 0);
   for (int it = 0; it < num_iters; ++it) {
-    const int stage = it % kStages, m_block = m_block_of(it), head = head_of(it);
+    const int stage = it % kStages, m_block = m_block_of(it), head = head_of(it), buf = it % 2;
     const int row0 = m_block * kBlockM;
-    const uint32_t sQ_i = sQ + stage * K::kQBytes, sdO_i = sdO + stage * K::kQBytes;
-    const uint32_t sP_i = sP + (it % 2) * K::kPBytes, sdS_i = sdS + (it % 2) * K::kPBytes;
-    const float *lse_i = stats_wg + (it % 2) * 2 * K::kQueriesPerWg;
+    const uint32_t sQ_i = sQ + stage * K::kQBytes;
+    const uint32_t sP_i = sP + buf * K::kPBytes, sdS_i = sdS + buf * K::kPBytes;
+    const float *lse_i = stats_wg + buf * 2 * K::kQueriesPerWg;
     const float *delta_i = lse_i + K::kQueriesPerWg;
-    mbar_wait(loads.full(stage), (it / kStages) & 1);
 
     // S^T = K Q^T and dP^T = V dO^T for this warpgroup's queries.
     const uint32_t q_rows = query0 * kSwizzleRowBytes;
+    mbar_wait(loads.full(stage), (it / kStages) & 1);
     wgmma_fence();
     wgmma_chain_ss<T, K::kQueriesPerWg, kHeadDim / 16>(st, sK, kBlockN, sQ_i + q_rows, kBlockM);
     wgmma_commit();
-    wgmma_chain_ss<T, K::kQueriesPerWg, kHeadDim / 16>(dpt, sV, kBlockN, sdO_i + q_rows, kBlockM);
+    mbar_wait(loads.do_full(0), it & 1);
+    wgmma_fence();  // (after a wait loop ptxas wants one before the next wgmma)
+    wgmma_chain_ss<T, K::kQueriesPerWg, kHeadDim / 16>(dpt, sV, kBlockN, sdO + q_rows, kBlockM);
     wgmma_commit();
 
     // While they run: this block's lse and D have landed, and everyone is
@@ -228,28 +282,49 @@ __global__ void __launch_bounds__(384, 1)
 
     // Both halves of P^T and dS^T are in place. They are double-buffered:
     // passing this barrier in block it also means both warpgroups are done
-    // with the GEMMs of block it - 1, whose buffers block it + 1 reuses.
+    // with the GEMMs of block it - 1, whose buffers block it + 1 reuses (and
+    // the sender's copy of block it - 1 has been read: it waits for that).
     fence_smem_to_async();
+    if (sender && it > 0) bulk_wait_read();
     named_barrier_sync(1, 128 * K::kConsumers);
-    // dQ first: its atomics then go out while dV and dK are on the tensor cores.
+    if (sender) {  // once the partner is done with what went into this buffer last time
+      mbar_wait(send_free(buf), ((it / 2) & 1) ^ 1);
+      mbar_arrive_expect_tx(recv_full(buf), K::kPBytes);  // what the partner sends this block
+      bulk_copy_to_cluster(cluster_address(sdS_recv + buf * K::kPBytes, partner), sdS_i,
+                           K::kPBytes, cluster_address(recv_full(buf), partner));
+      bulk_commit();
+    }
+    // dV first (the dO stage is free once it is done), then dQ over both key
+    // blocks (its atomics go out while dK runs), then dK.
     wgmma_fence();
-    wgmma_chain_ss<T, K::kColsPerWg, kBlockN / 16, 1, 1>(  // dQ = dS K
-        dq, sdS_i, kBlockN, sK + chunk_off * kBlockN, kBlockN);
-    wgmma_commit();
     wgmma_chain_ss<T, K::kColsPerWg, kBlockM / 16, 0, 1, true>(  // dV += P^T dO
-        dv_acc, sP_i, kBlockN, sdO_i + chunk_off * kBlockM, kBlockM);
+        dv_acc, sP_i, kBlockN, sdO + chunk_off * kBlockM, kBlockM);
+    wgmma_commit();
+    mbar_wait(recv_full(buf), (it / 2) & 1);
+    wgmma_fence();
+    wgmma_chain_ss<T, K::kDqColsPerWg, kBlockN / 16, 1, 1>(  // dQ = dS K ...
+        dq, sdS_i, kBlockN, dq_k_own, kBlockN);
+    wgmma_chain_ss<T, K::kDqColsPerWg, kBlockN / 16, 1, 1, true>(  // ... + the partner's
+        dq, sdS_recv + buf * K::kPBytes, kBlockN, dq_k_partner, kBlockN);
     wgmma_commit();
     wgmma_chain_ss<T, K::kColsPerWg, kBlockM / 16, 0, 1, true>(  // dK += dS^T Q
         dk_acc, sdS_i, kBlockN, sQ_i + chunk_off * kBlockM, kBlockM);
     wgmma_commit();
     wgmma_wait<2>();
+    release(loads.do_empty(0));
+    wgmma_wait<1>();
     pin_registers(dq);
+    // The partner's tile is read; it waits for that before reusing the buffer
+    // (in block it + 2: none after the last two, when it may have left).
+    if (it + 2 < num_iters) {
+      __syncwarp();
+      if (lane == 0) mbar_arrive_remote(cluster_address(send_free(buf), partner));
+    }
 
-    // dQ goes out in 128-byte pieces: the atomics bound this kernel (ncu,
-    // H200: the crossbar into the L2 81% busy with 8-byte ones, 292 TFLOP/s
-    // at 16k tokens, 415 with no atomics), and the L2 takes about one cycle
-    // a request plus one a 32-byte sector (8-byte: 292, 16-byte: 339,
-    // 128-byte pieces: 348). A thread holds rows
+    // dQ goes out in 128-byte pieces: the L2 takes about one cycle a request
+    // plus one a 32-byte sector (H200, ncu: with 8-byte atomics its crossbar
+    // input was 81% busy; 292 TFLOP/s at 16k tokens, 339 with 16-byte ones,
+    // 348 in 128-byte pieces, 415 without atomics). A thread holds rows
     // acc_row + 8 h, column pairs 8 j + 2 in_quad of each 8-column block j.
     // Per 32 columns (blocks 4 k .. 4 k + 3): neighbouring lanes swap pairs
     // so that each holds 4 adjacent columns of blocks 4 k, 4 k + 1 (a) and of
@@ -262,9 +337,10 @@ __global__ void __launch_bounds__(384, 1)
     for (int h = 0; h < 2; ++h) {
       const int query = row0 + (acc_row & ~1) + 8 * h;  // the even row of the pair
       float *const dq_rows = scratch.dq_accum +
-                             core::row_stat_index(p, item.batch, head, query) * p.head_dim + col0;
+                             core::row_stat_index(p, item.batch, head, query) * p.head_dim +
+                             dq_col0;
 #pragma unroll
-      for (int k = 0; k < K::kColsPerWg / 32; ++k) {
+      for (int k = 0; k < K::kDqColsPerWg / 32; ++k) {
         float quad[2][4];  // [a, b][4 adjacent columns]
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
@@ -280,13 +356,13 @@ __global__ void __launch_bounds__(384, 1)
         float even_row[4], odd_row_vals[4];
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const float own = odd_row ? quad[1][e] : quad[0][e];
+          const float own_val = odd_row ? quad[1][e] : quad[0][e];
           const float got = __shfl_xor_sync(0xffffffffu, odd_row ? quad[0][e] : quad[1][e], 4);
-          even_row[e] = odd_row ? got : own;
-          odd_row_vals[e] = odd_row ? own : got;
+          even_row[e] = odd_row ? got : own_val;
+          odd_row_vals[e] = odd_row ? own_val : got;
         }
         const int col = 32 * k + lane_col;
-        if (col0 + col < p.head_dim) {
+        if (dq_col0 + col < p.head_dim) {
           if (query < seq.seqlen_q)
             red_add_v4_f32(dq_rows + col, even_row[0], even_row[1], even_row[2], even_row[3]);
           if (query + 1 < seq.seqlen_q)
@@ -300,6 +376,7 @@ __global__ void __launch_bounds__(384, 1)
     pin_registers(dv_acc);
     release(loads.empty(stage));
   }
+  if (sender) bulk_wait_read();  // the last tile sent has left this CTA's shared memory
 
   // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.
   T *const dk = key_rows(p.dk), *const dv = key_rows(p.dv);

@@ -51,6 +51,43 @@ __device__ inline void mbar_wait(uint32_t bar, uint32_t parity) {
   } while (!done);
 }
 
+// ---- Thread-block clusters: a CTA reaches its partner's shared memory
+// through shared::cluster addresses (mapa of its own address of the same
+// variable). Only arrivals and bulk copies go to the partner; waits stay local.
+__device__ inline uint32_t cluster_rank() {
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+__device__ inline uint32_t cluster_address(uint32_t smem, uint32_t rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem), "r"(rank));
+  return remote;
+}
+// Every thread of both CTAs: what each did before is visible to the other after.
+__device__ inline void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+// Relaxed: what it orders here are asynchronous reads (wgmma) that a wait
+// has already completed; a release at cluster scope would also wait for
+// every atomic still in flight (ERRBAR in the SASS, the largest stall).
+__device__ inline void mbar_arrive_remote(uint32_t cluster_bar) {
+  asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_bar)
+               : "memory");
+}
+// `bytes` of this CTA's shared memory into the partner's, completing on the
+// partner's barrier (both cluster addresses); tracked by this thread's bulk
+// groups like the reduce-adds below.
+__device__ inline void bulk_copy_to_cluster(uint32_t cluster_dst, uint32_t src, uint32_t bytes,
+                                            uint32_t cluster_bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+      "[%3];\n" ::"r"(cluster_dst),
+      "r"(src), "r"(bytes), "r"(cluster_bar)
+      : "memory");
+}
+
 // ---- TMA: one box of a 4-D tensor map into shared memory, completing
 // on `bar`. Out-of-bounds elements arrive as zeros (and still count as
 // transaction bytes).

@@ -73,7 +73,10 @@ fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cu
   static_assert(K::kBlockN == plan.block_n, "the plan's key block and the kernel's differ");
   const auto kernel = bwd_kernel_of<T, kHeadDim>();
   unsigned grid = 0;
-  fa2_status_t status = grid_size(core::bwd_items(p, K::kBlockN), grid, why);
+  // A cluster of kClusterCtas CTAs per work item (core::bwd_item over
+  // kClusterCtas key blocks), one key block each.
+  fa2_status_t status =
+      grid_size(core::bwd_items(p, K::kBlockN * K::kClusterCtas) * K::kClusterCtas, grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
   TmaMaps maps;
   // The dQ accumulator: [batch, heads_q, seqlen_q, head_dim] fp32, dense
