@@ -72,7 +72,8 @@ constexpr FwdLaunch sm90_fwd_launch(int head_dim, bool has_mask, int m_blocks, i
 // registers next to the rest: the two warpgroups share 64 keys and split
 // the columns (bwd_split_kernel.cuh; H200 2026-11-29 20:07, against the
 // sm80 kernel it replaces: s16k 188 -> 292 TFLOP/s, s2k 177 -> 262, s512
-// 145 -> 195, before its dQ atomics went out in 128-byte pieces).
+// 145 -> 195; then 384 / 339 / 233 at 20:53, with dQ atomics in 128-byte
+// pieces from clusters of two CTAs).
 inline constexpr int kBwdHeadDimBuckets[] = {64, 128, 256};
 constexpr core::TilePlan sm90_bwd_plan(int head_dim) {
   switch (head_dim) {
