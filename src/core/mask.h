@@ -41,6 +41,13 @@ struct BlockRange {
   FA2_INLINE bool empty() const { return end <= begin; }
 };
 
+// The smallest range holding both (what two key blocks walked together visit).
+FA2_INLINE BlockRange span_of(const BlockRange &a, const BlockRange &b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return {min_i(a.begin, b.begin), max_i(a.end, b.end)};
+}
+
 // Forward / dQ loop: key blocks of size block_n that query block m_block
 // (rows [m_block*block_m, ...)) must visit. Blocks wholly invisible to every
 // row are skipped: this is where causal and window work disappears.

@@ -124,6 +124,28 @@ TEST(Mask, BlockRangesAreExact) {
       }
 }
 
+// span_of: the smallest range holding both; an empty side adds nothing.
+TEST(Mask, SpanOfHoldsBothRanges) {
+  const BlockRange ranges[] = {{0, 0}, {3, 3}, {5, 2}, {0, 4}, {2, 7}, {6, 9}, {4, 5}};
+  for (const BlockRange &a : ranges)
+    for (const BlockRange &b : ranges) {
+      const BlockRange s = span_of(a, b);
+      if (a.empty() && b.empty()) {
+        EXPECT_TRUE(s.empty());
+        continue;
+      }
+      for (const BlockRange &r : {a, b})
+        if (!r.empty()) {
+          EXPECT_LE(s.begin, r.begin);
+          EXPECT_GE(s.end, r.end);
+        }
+      // Tight: both ends come from a non-empty side.
+      const bool begin_from = (!a.empty() && s.begin == a.begin) || (!b.empty() && s.begin == b.begin);
+      const bool end_from = (!a.empty() && s.end == a.end) || (!b.empty() && s.end == b.end);
+      EXPECT_TRUE(begin_from && end_from);
+    }
+}
+
 // tile_needs_mask is true exactly when some element of the tile is invisible
 // or lies past a sequence end.
 TEST(Mask, TileNeedsMaskIsExact) {

@@ -28,13 +28,6 @@ inline constexpr int kStatBlockRows = 64;
 // 128-query block of the Hopper backward reads whole pairs of its own head.
 inline constexpr int kStatHeadRows = 128;
 
-// L2 bytes a masked Hopper backward may count on for the Q and dO of the
-// heads whose key blocks it interleaves (core::bwd_item): a third of the
-// H100's 50 MB. Measured on the H200 (2026-11-29): causal d128 +4% at 2k-4k
-// tokens, d256 +3% at 1k-4k; d64 (128-key blocks) nothing, so it keeps the
-// plain order; the sm80 kernels were not measured with it.
-FA2_INLINE constexpr int64_t bwd_cache_bytes(int head_dim) { return head_dim > 64 ? int64_t(16) << 20 : 0; }
-
 // Blocks of kStatBlockRows per (batch, head), padding included.
 FA2_INLINE int64_t block_stat_head_blocks(const core::AttnParams &p) {
   return int64_t(core::ceil_div(p.seqlen_q, kStatHeadRows)) * (kStatHeadRows / kStatBlockRows);

@@ -28,6 +28,7 @@
 #include "sm80/tile_ops.cuh"
 #include "sm90/bwd_loads.cuh"
 #include "sm90/hopper_ops.cuh"
+#include "sm90/tile_plan.h"
 #include "sm90/wgmma.cuh"
 
 namespace fa2::cuda::sm90 {
@@ -100,7 +101,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const typename K::Loads loads{sK, sV, sQ, sdO, bar_kv};
 
   const int tid = threadIdx.x;
-  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x, bwd_cache_bytes(kHeadDim));
+  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x, sm90_bwd_cache_bytes(kHeadDim));
   const core::SeqInfo seq = core::seq_info(p, item.batch);
   const int key0 = item.n_block * kBlockN;
   const core::Mask mask = core::mask_of(p, seq);

@@ -107,7 +107,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   const uint32_t rank = cluster_rank(), partner = rank ^ 1u;
   const core::BwdItem pair =
       core::bwd_item(p, K::kClusterCtas * kBlockN, blockIdx.x / K::kClusterCtas,
-                     bwd_cache_bytes(kHeadDim));
+                     sm90_bwd_cache_bytes(kHeadDim));
   const core::BwdItem item{pair.batch, pair.head_kv, int(K::kClusterCtas * pair.n_block + rank)};
   const core::SeqInfo seq = core::seq_info(p, item.batch);
   const int key0 = item.n_block * kBlockN;
@@ -115,11 +115,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   // Both CTAs walk the union of their query blocks.
   const core::BlockRange own = core::query_blocks(mask, item.n_block, kBlockN, kBlockM);
   const core::BlockRange other = core::query_blocks(mask, item.n_block ^ 1, kBlockN, kBlockM);
-  const core::BlockRange blocks =
-      own.empty()     ? other
-      : other.empty() ? own
-                      : core::BlockRange{core::min_i(own.begin, other.begin),
-                                         core::max_i(own.end, other.end)};
+  const core::BlockRange blocks = core::span_of(own, other);
   const int num_m = blocks.empty() ? 0 : blocks.end - blocks.begin;
   const int num_iters = num_m * p.group_size;
   auto head_of = [&](int it) { return item.head_kv * p.group_size + it / num_m; };

@@ -87,6 +87,15 @@ constexpr bool sm90_bwd_splits_columns(int head_dim) {
   return sm90_bwd_plan(head_dim).block_n < 64 * sm90_bwd_plan(head_dim).workers;
 }
 
+// L2 bytes a masked backward may count on for the Q and dO of the heads
+// whose key blocks it interleaves (core::bwd_item): a third of the H100's
+// 50 MB. Measured on the H200 (2026-11-29): causal d128 +4% at 2k-4k
+// tokens, d256 +3% at 1k-4k; d64 (128-key blocks) nothing, so it keeps the
+// plain order (0); the sm80 kernels were not measured with it.
+constexpr int64_t sm90_bwd_cache_bytes(int head_dim) {
+  return head_dim > 64 ? int64_t(16) << 20 : 0;
+}
+
 // Where the sm80 backward is faster on Hopper (H200, 2026-11-29 17:35 and
 // 17:43, CUDA events): d64 with a mask over at most 512 keys, where most
 // CTAs of the Hopper kernel's 128-key blocks have few query blocks to walk
