@@ -102,7 +102,6 @@ BwdLauncher hopper_bwd_for(const core::AttnParams &p) {
       !sm90::tma_covers_operand(p.dout, p.heads_q, p.batch))
     return nullptr;
   const int bucket = core::head_dim_bucket(p.head_dim, sm90::kBwdHeadDimBuckets);
-  if (!sm90::sm90_bwd_preferred(bucket, p.has_mask, p.seqlen_k)) return nullptr;
   if (p.dtype == core::Dtype::f16) return hopper_bwd_of_type<__half>(bucket);
   if (p.dtype == core::Dtype::bf16) return hopper_bwd_of_type<__nv_bfloat16>(bucket);
 #else

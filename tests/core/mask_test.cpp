@@ -42,6 +42,28 @@ TEST(Mask, VisibleMatchesTheRule) {
             << m.right << " i " << i << " j " << j;
 }
 
+// The ranges agree with the rule on every key and query of the tiles,
+// padding included: keys past seqlen_k and (queries_seeing) queries past
+// seqlen_q see nothing; keys_seen_by follows visible() on padded queries.
+TEST(Mask, SeenRangesMatchTheRule) {
+  for (const Mask &m : sample_masks()) {
+    for (int j = 0; j < m.seqlen_k + 3; ++j) {
+      const IndexRange seen = m.queries_seeing(j);
+      for (int i = 0; i < m.seqlen_q + 3; ++i)
+        ASSERT_EQ(seen.contains(i), visible_ref(m, i, j))
+            << "q " << m.seqlen_q << " k " << m.seqlen_k << " left " << m.left << " right "
+            << m.right << " i " << i << " j " << j;
+    }
+    for (int i = 0; i < m.seqlen_q + 3; ++i) {
+      const IndexRange seen = m.keys_seen_by(i);
+      for (int j = 0; j < m.seqlen_k + 3; ++j)
+        ASSERT_EQ(seen.contains(j), m.visible(i, j))
+            << "q " << m.seqlen_q << " k " << m.seqlen_k << " left " << m.left << " right "
+            << m.right << " i " << i << " j " << j;
+    }
+  }
+}
+
 TEST(Mask, CausalIsBottomRightAligned) {
   const Mask wide{3, 5, kUnlimited, 0};  // seqlen_q < seqlen_k: the last query sees every key
   EXPECT_TRUE(wide.visible(2, 4));

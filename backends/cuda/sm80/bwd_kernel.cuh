@@ -24,6 +24,7 @@
 #include "core/work.h"
 #include "sm80/bwd_scratch.h"
 #include "sm80/smem_tile.cuh"
+#include "sm80/tile_plan.h"
 #include "sm80/warp_gemm.cuh"
 
 namespace fa2::cuda {
@@ -105,7 +106,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
   const float *sDelta = sLse + 2 * kBlockM;
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x);
+  const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x, kSm80BwdCacheBytes);
   const core::SeqInfo seq = core::seq_info(p, item.batch);
   const int key0 = item.n_block * kBlockN;
   if (key0 >= seq.seqlen_k) return;
@@ -198,11 +199,18 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
           const float delta = delta_i[row];
 #pragma unroll
           for (int c = 0; c < K::kSlabKeys / 4; ++c) {
-            const int key = key0 + key_warp * K::kSlabKeys + 8 * (c / 2) + 2 * in_quad + c % 2;
-            float prob = core::prob_from_lse(s[sl][h][c], p.scale_log2, lse, FastExp2{});
-            if (needs_mask && !mask.visible(m_block * kBlockM + row, key)) prob = 0.f;
+            const float prob = core::prob_from_lse(s[sl][h][c], p.scale_log2, lse, FastExp2{});
             s[sl][h][c] = prob;
             dp[sl][h][c] = prob * (dp[sl][h][c] - delta);  // dS, unscaled
+          }
+          // The mask in a loop of its own: unmasked tiles pay one test, not
+          // one an element.
+          if (needs_mask) {
+            const core::IndexRange seen = mask.keys_seen_by(m_block * kBlockM + row);
+#pragma unroll
+            for (int c = 0; c < K::kSlabKeys / 4; ++c)
+              if (!seen.contains(key0 + key_warp * K::kSlabKeys + 8 * (c / 2) + 2 * in_quad + c % 2))
+                s[sl][h][c] = dp[sl][h][c] = 0.f;
           }
         }
       store_acc<T, PTile, kSSlabs, K::kSlabKeys>(sP, split * K::kSRows, key_warp * K::kSlabKeys, s,

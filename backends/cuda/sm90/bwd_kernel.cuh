@@ -11,12 +11,12 @@
 //   S^T  = K Q^T,   dP^T = V dO^T                 (from shared memory)
 //   P^T  = exp2(S^T c - lse),  dS^T = P^T (dP^T - D)   (in registers)
 //   dV  += P^T dO,  dK += dS^T Q                  (A from registers)
-// then both warpgroups' dS^T go to shared memory (swizzled as the TMA
-// would) so that each computes half of dQ = dS K (half the columns of a
-// 64-query block, half the rows of a 128-query one); those go through
-// shared memory into one TMA reduce-add per 32 columns on the fp32
-// accumulator (no per-thread atomics; rows past the sequence are skipped
-// by the TMA).
+// where both warpgroups' dS^T also go to shared memory (swizzled as the
+// TMA would) so that each computes half of dQ = dS K (half the columns of
+// a 64-query block, half the rows of a 128-query one), issued before dK;
+// those go through shared memory into one TMA reduce-add per 32 columns
+// on the fp32 accumulator while dK runs (no per-thread atomics; rows past
+// the sequence are skipped by the TMA).
 #pragma once
 
 #include <cstdint>
@@ -65,14 +65,9 @@ struct BwdKernel {
   // an earlier producer loop).
   static constexpr int kProducerRegs = kBlockM == 128 ? 24 : 40;
   static constexpr int kConsumerRegs = kBlockM == 128 ? 240 : 232;
-  // The dQ epilogue of a block deferred into the next one, behind its S^T
-  // and dP^T (see the kernel). That needs dQ's registers next to both
-  // accumulators: there at d64 (+7..10%, H200 2026-11-29 17:43), not at
-  // d128 (where the deferral alone, dP^T issued after it, was 1-2% slower).
-  static constexpr bool kDeferDq = kHeadDim <= 64 && kBlockM == 64;
   // With 128 queries P^T and dS^T are packed once both accumulators are
   // final (their 64 fp32 a thread each next to the packed fragments would
-  // not fit), and dV, dK issued together.
+  // not fit), and dV issued after both.
   static constexpr bool kPackAfterDp = kBlockM == 128;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
                 "setmaxnreg would oversubscribe the register file");
@@ -198,10 +193,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
   // The epilogue of a block's dQ: registers to the tile in shared memory,
   // swizzled like the TMA's 128-byte boxes, then one TMA reduce-add per 32
-  // columns. With kDeferDq it runs in the next block, while that block's
-  // S^T and dP^T are on the tensor cores. (The dQ GEMM itself is waited
-  // for in its own iteration: ptxas serialises every wgmma when one is
-  // left running across the loop's back edge, warning C7514.)
+  // columns, while the block's dK is on the tensor cores. (Every wgmma is
+  // waited for within its iteration: ptxas serialises all of them when one
+  // is left running across the loop's back edge, warning C7514.)
   // Rows are queries dq_row0 + 16 warp + group + 8 h of the block (row % 8
   // == group), columns dq_col0 + 8 j + 2 in_quad, dq_col0 a multiple of 32.
   // A half-warp's 8-byte stores of one j would cover only 4 of a row's 8
@@ -253,12 +247,6 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     wgmma_commit();
     wgmma_chain_ss<T, kBlockM, kHeadDim / 16>(dpt, sV_wg, kBlockN, sdO_i, kBlockM);
     wgmma_commit();
-    if constexpr (K::kDeferDq) {
-      // A no-op (dQ was waited for), but without it ptxas takes the
-      // epilogue's reads of dq for reads of an accumulator in flight.
-      wgmma_wait<2>();
-      pin_registers(dq);
-    }
 
     // While the GEMMs run, one barrier per block: this block's lse and D
     // (fetched one block ahead) have landed, everyone is done reading the
@@ -268,23 +256,29 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     cp_async_wait<0>();
     named_barrier_sync(2 + wg, 128);
     if (it + 1 < num_iters) fetch_stats((it + 1) % 2);
-    if (K::kDeferDq && it > 0) store_dq(m_block_of(it - 1) * kBlockM, head_of(it - 1));
 
     // P^T while dP^T is still on the tensor cores. Rows past the sequence
     // (lse = D = 0, Q = dO = 0 from the TMA) get finite P and dS = 0: they
     // add nothing to dV, dK, and their dQ rows are not stored.
     wgmma_wait<1>();
     pin_registers(st);
-    const bool masked = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int c = 0; c < kBlockM / 4; ++c) {
-        const int query = 8 * (c / 2) + 2 * in_quad + c % 2;
-        float &x = acc(st, h, c);
-        x = core::prob_from_lse(x, p.scale_log2, lse_i[stat_offset(c)], exp2);
-        if (masked && !mask.visible(row0 + query, key0 + key_row + 8 * h)) x = 0.f;
+      for (int c = 0; c < kBlockM / 4; ++c)
+        acc(st, h, c) =
+            core::prob_from_lse(acc(st, h, c), p.scale_log2, lse_i[stat_offset(c)], exp2);
+    // The mask in a loop of its own: unmasked blocks pay one test, not one
+    // an element.
+    if (core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN)) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const core::IndexRange seen = mask.queries_seeing(key0 + key_row + 8 * h);
+#pragma unroll
+        for (int c = 0; c < kBlockM / 4; ++c)
+          if (!seen.contains(row0 + 8 * (c / 2) + 2 * in_quad + c % 2)) acc(st, h, c) = 0.f;
       }
+    }
     if constexpr (!K::kPackAfterDp) {
       pack(pt_frag, st);
       wgmma_fence();
@@ -306,45 +300,44 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       if constexpr (K::kPackAfterDp) pack_step(pt_frag, st, kk);
       pack_step(dst_frag, dpt, kk);
     }
+    // [key][query]: 64-query chunks of 128-byte rows, 16-byte units ^ key % 8.
+    // Fragment k-step kk holds the 8 x 8 matrices (keys + 8 (i % 2), queries
+    // 16 kk + 8 (i / 2)); this lane addresses row lane % 8 of matrix lane / 8.
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      // [key][query]: 64-query chunks of 128-byte rows, 16-byte units ^ row % 8.
-      const int row = key_row + 8 * h;
-#pragma unroll
-      for (int j = 0; j < kBlockM / 8; ++j)
-        st_shared_b32(sdS_i + ((j / 8) * kBlockN + row) * kSwizzleRowBytes +
-                          (((j % 8) ^ (row % 8)) * 16) + in_quad * 4,
-                      dst_frag[j / 2][2 * (j % 2) + h]);
+    for (int kk = 0; kk < kBlockM / 16; ++kk) {
+      const int matrix = lane / 8, row = lane % 8;
+      const int key = 64 * wg + 16 * warp + 8 * (matrix % 2) + row, unit = 2 * kk + matrix / 2;
+      stmatrix_x4(sdS_i + ((unit / 8) * kBlockN + key) * kSwizzleRowBytes + ((unit % 8) ^ row) * 16,
+                  dst_frag[kk][0], dst_frag[kk][1], dst_frag[kk][2], dst_frag[kk][3]);
     }
-    wgmma_fence();
     if constexpr (K::kPackAfterDp) {
+      wgmma_fence();
       wgmma_chain_rs<T, kHeadDim, kBlockM / 16>(dv_acc, pt_frag, sdO_i, kBlockM);  // dV += P^T dO
       wgmma_commit();
     }
-    wgmma_chain_rs<T, kHeadDim, kBlockM / 16>(dk_acc, dst_frag, sQ_i, kBlockM);  // dK += dS^T Q
-    wgmma_commit();
 
-    // dQ = dS K over both warpgroups' keys. dS^T is double-buffered: the
-    // barrier of query block it also means both warpgroups are done with
-    // the dQ of block it - 1, whose buffer block it + 1 reuses.
+    // dQ = dS K over both warpgroups' keys, then dK += dS^T Q, so that dQ's
+    // epilogue runs while dK is on the tensor cores. dS^T is
+    // double-buffered: the barrier of query block it also means both
+    // warpgroups are done with the dQ of block it - 1, whose buffer block
+    // it + 1 reuses.
     fence_smem_to_async();
     named_barrier_sync(1, 128 * kConsumers);
-    wgmma_chain_ss<T, K::kDqCols, kBlockN / 16, 1, 1>(dq, sdS_i + dq_row0 / 64 * kBlockN * kSwizzleRowBytes,
-                                                      kBlockN, sK_dq, kBlockN);
+    wgmma_fence();
+    wgmma_chain_ss<T, K::kDqCols, kBlockN / 16, 1, 1>(
+        dq, sdS_i + dq_row0 / 64 * kBlockN * kSwizzleRowBytes, kBlockN, sK_dq, kBlockN);
     wgmma_commit();
-    wgmma_wait<0>();
+    wgmma_chain_rs<T, kHeadDim, kBlockM / 16>(dk_acc, dst_frag, sQ_i, kBlockM);  // dK += dS^T Q
+    wgmma_commit();
+    wgmma_wait<1>();
     pin_registers(dq);
+    store_dq(row0, head);
+    wgmma_wait<0>();
     pin_registers(dk_acc);
     pin_registers(dv_acc);
     pin_registers(pt_frag);
     pin_registers(dst_frag);
     release(loads.empty(stage));
-    if constexpr (!K::kDeferDq) store_dq(row0, head);
-  }
-  if constexpr (K::kDeferDq) {
-    if (tid % 128 == 0) bulk_wait_read();
-    named_barrier_sync(2 + wg, 128);
-    store_dq(m_block_of(num_iters - 1) * kBlockM, head_of(num_iters - 1));
   }
   if (tid % 128 == 0) bulk_wait();  // the reductions read shared memory until done
 

@@ -206,18 +206,19 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   };
   fetch_stats(0);
 
-  // [key][query] tile, 128-byte rows, 16-byte units ^ row % 8: the b16 pair
-  // of S^T-layout columns (2 j, 2 j + 1) at row h.
+  // [key][query] tile, 128-byte rows, 16-byte units ^ key % 8, as b16. Two
+  // query units j, j + 1 of both key halves are four 8 x 8 matrices (keys
+  // + 8 (i % 2), unit j + i / 2): one stmatrix, this lane addressing row
+  // lane % 8 of matrix lane / 8.
   auto store_pair_tile = [&](uint32_t tile, float (&a)[K::kQueriesPerWg / 2]) {
+    auto pair = [&](int h, int j) { return Element<T>::pack(acc(a, h, 2 * j), acc(a, h, 2 * j + 1)); };
+    static_assert(K::kQueriesPerWg % 16 == 0, "whole pairs of query units");
+    const int matrix = lane / 8, row = lane % 8, key = 16 * warp + 8 * (matrix % 2) + row;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = acc_row + 8 * h;
-#pragma unroll
-      for (int j = 0; j < K::kQueriesPerWg / 8; ++j) {
-        const int unit = query0 / 8 + j;
-        st_shared_b32(tile + row * kSwizzleRowBytes + ((unit ^ (row % 8)) * 16) + in_quad * 4,
-                      Element<T>::pack(acc(a, h, 2 * j), acc(a, h, 2 * j + 1)));
-      }
+    for (int j = 0; j < K::kQueriesPerWg / 8; j += 2) {
+      const int unit = query0 / 8 + j + matrix / 2;
+      stmatrix_x4(tile + key * kSwizzleRowBytes + ((unit ^ row) * 16), pair(0, j), pair(1, j),
+                  pair(0, j + 1), pair(1, j + 1));
     }
   };
   const bool sender = tid == 128;  // sends this CTA's dS^T tiles to the partner
@@ -252,16 +253,22 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     // so finite P and dS = 0; their dQ rows are not added).
     wgmma_wait<1>();
     pin_registers(st);
-    const bool masked = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
       for (int c = 0; c < K::kQueriesPerWg / 4; ++c) {
         const int query = 8 * (c / 2) + 2 * in_quad + c % 2;  // within the warpgroup's half
-        float &x = acc(st, h, c);
-        x = core::prob_from_lse(x, p.scale_log2, lse_i[query], exp2);
-        if (masked && !mask.visible(row0 + query0 + query, key0 + acc_row + 8 * h)) x = 0.f;
+        acc(st, h, c) = core::prob_from_lse(acc(st, h, c), p.scale_log2, lse_i[query], exp2);
       }
+    if (core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN)) {  // one test a block
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const core::IndexRange seen = mask.queries_seeing(key0 + acc_row + 8 * h);
+#pragma unroll
+        for (int c = 0; c < K::kQueriesPerWg / 4; ++c)
+          if (!seen.contains(row0 + query0 + 8 * (c / 2) + 2 * in_quad + c % 2)) acc(st, h, c) = 0.f;
+      }
+    }
     store_pair_tile(sP_i, st);
 
     // dS^T = P^T (dP^T - D), unscaled.

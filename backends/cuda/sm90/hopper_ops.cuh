@@ -157,6 +157,16 @@ __device__ inline void named_barrier_sync(int id, int threads) {
 __device__ inline void st_shared_v2_f32(uint32_t smem, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(smem), "f"(x), "f"(y) : "memory");
 }
+// Four 8x8 b16 matrices from the mma fragment layout (register i of lane l:
+// row l / 4, columns 2 (l % 4) and + 1 of matrix i) to shared memory; lane
+// l gives the address of row l % 8 of matrix l / 8 (16 bytes).
+__device__ inline void stmatrix_x4(uint32_t row_address, uint32_t r0, uint32_t r1, uint32_t r2,
+                                   uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                   row_address),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
 // dst[0..3] += {x, y, z, w} in global memory, one vector atomic (sm_90;
 // dst 16-byte aligned).
 __device__ inline void red_add_v4_f32(float *dst, float x, float y, float z, float w) {

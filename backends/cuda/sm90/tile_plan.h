@@ -91,17 +91,9 @@ constexpr bool sm90_bwd_splits_columns(int head_dim) {
 // whose key blocks it interleaves (core::bwd_item): a third of the H100's
 // 50 MB. Measured on the H200 (2026-11-29): causal d128 +4% at 2k-4k
 // tokens, d256 +3% at 1k-4k; d64 (128-key blocks) nothing, so it keeps the
-// plain order (0); the sm80 kernels were not measured with it.
+// plain order (0). The sm80 kernels: sm80/tile_plan.h, kSm80BwdCacheBytes.
 constexpr int64_t sm90_bwd_cache_bytes(int head_dim) {
   return head_dim > 64 ? int64_t(16) << 20 : 0;
-}
-
-// Where the sm80 backward is faster on Hopper (H200, 2026-11-29 17:35 and
-// 17:43, CUDA events): d64 with a mask over at most 512 keys, where most
-// CTAs of the Hopper kernel's 128-key blocks have few query blocks to walk
-// (causal 512: 90 vs 94 TFLOP/s; at 2k the Hopper kernel leads, 186 vs 164).
-constexpr bool sm90_bwd_preferred(int head_dim_bucket, bool has_mask, int seqlen_k) {
-  return !(head_dim_bucket == 64 && has_mask && seqlen_k <= 512);
 }
 
 }  // namespace fa2::cuda::sm90
