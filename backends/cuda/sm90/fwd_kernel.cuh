@@ -23,9 +23,11 @@
 //                    the accumulators; P, packed to b16 in registers, is the
 //                    A operand of O += P V, whose V is read transposed from
 //                    shared memory. O stays unscaled until the end.
-// Inside a consumer the softmax of block i overlaps the tensor cores: S_i
-// and P_{i-1} V_{i-1} are issued together, the softmax of S_i runs while
-// P V still accumulates, and only the rescale of O waits for it.
+// S_i and P_{i-1} V_{i-1} are issued together. The source puts the softmax
+// of S_i between the waits for the two, but ptxas hoists the second wait
+// above it (SASS, 2026-11-29): a consumer's softmax overlaps the other
+// consumer's GEMMs, not its own. Forcing the written order was measured
+// slower (backends/cuda/NOTES.md, closing session).
 // Key blocks are visited from the last visible one down, so the diagonal
 // (masked) blocks of causal attention come first and the rest are unmasked.
 #pragma once
