@@ -209,7 +209,8 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
             const core::IndexRange seen = mask.keys_seen_by(m_block * kBlockM + row);
 #pragma unroll
             for (int c = 0; c < K::kSlabKeys / 4; ++c)
-              if (!seen.contains(key0 + key_warp * K::kSlabKeys + 8 * (c / 2) + 2 * in_quad + c % 2))
+              if (!seen.contains(key0 + key_warp * K::kSlabKeys + 8 * (c / 2) + 2 * in_quad +
+                                 c % 2))
                 s[sl][h][c] = dp[sl][h][c] = 0.f;
           }
         }

@@ -270,15 +270,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
             core::prob_from_lse(acc(st, h, c), p.scale_log2, lse_i[stat_offset(c)], exp2);
     // The mask in a loop of its own: unmasked blocks pay one test, not one
     // an element.
-    if (core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN)) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const core::IndexRange seen = mask.queries_seeing(key0 + key_row + 8 * h);
-#pragma unroll
-        for (int c = 0; c < kBlockM / 4; ++c)
-          if (!seen.contains(row0 + 8 * (c / 2) + 2 * in_quad + c % 2)) acc(st, h, c) = 0.f;
-      }
-    }
+    if (core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN))
+      zero_unseen(mask, st, key0 + key_row, row0, in_quad);
     if constexpr (!K::kPackAfterDp) {
       pack(pt_frag, st);
       wgmma_fence();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "core/mask.h"
 #include "core/params.h"
 #include "core/work.h"
 #include "sm90/hopper_ops.cuh"
@@ -100,6 +101,25 @@ __device__ inline void write_zero_dk_dv(const core::AttnParams &p, T *dk, T *dv,
     const int row = i / (p.head_dim / 2), col = 2 * (i % (p.head_dim / 2));
     *reinterpret_cast<uint32_t *>(dk + row * p.dk.stride_seq + col) = 0u;
     *reinterpret_cast<uint32_t *>(dv + row * p.dv.stride_seq + col) = 0u;
+  }
+}
+
+// The mask of a block that needs one, on S^T / P^T in the wgmma accumulator
+// layout (wgmma.cuh): element (h, c), at st[4 (c / 2) + 2 h + c % 2], is key
+// `key` + 8 h and query `query0` + 8 (c / 2) + 2 in_quad + c % 2. Elements
+// whose query does not see the key become 0, one compare each against the
+// key's range of queries (visible()'s three compares had compiled to a
+// branch per element).
+template <int N>
+__device__ inline void zero_unseen(const core::Mask &mask, float (&st)[N], int key, int query0,
+                                   int in_quad) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const core::IndexRange seen = mask.queries_seeing(key + 8 * h);
+#pragma unroll
+    for (int c = 0; c < N / 2; ++c)
+      if (!seen.contains(query0 + 8 * (c / 2) + 2 * in_quad + c % 2))
+        st[4 * (c / 2) + 2 * h + c % 2] = 0.f;
   }
 }
 

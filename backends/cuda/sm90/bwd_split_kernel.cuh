@@ -211,7 +211,9 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   // + 8 (i % 2), unit j + i / 2): one stmatrix, this lane addressing row
   // lane % 8 of matrix lane / 8.
   auto store_pair_tile = [&](uint32_t tile, float (&a)[K::kQueriesPerWg / 2]) {
-    auto pair = [&](int h, int j) { return Element<T>::pack(acc(a, h, 2 * j), acc(a, h, 2 * j + 1)); };
+    auto pair = [&](int h, int j) {
+      return Element<T>::pack(acc(a, h, 2 * j), acc(a, h, 2 * j + 1));
+    };
     static_assert(K::kQueriesPerWg % 16 == 0, "whole pairs of query units");
     const int matrix = lane / 8, row = lane % 8, key = 16 * warp + 8 * (matrix % 2) + row;
 #pragma unroll
@@ -260,15 +262,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
         const int query = 8 * (c / 2) + 2 * in_quad + c % 2;  // within the warpgroup's half
         acc(st, h, c) = core::prob_from_lse(acc(st, h, c), p.scale_log2, lse_i[query], exp2);
       }
-    if (core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN)) {  // one test a block
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const core::IndexRange seen = mask.queries_seeing(key0 + acc_row + 8 * h);
-#pragma unroll
-        for (int c = 0; c < K::kQueriesPerWg / 4; ++c)
-          if (!seen.contains(row0 + query0 + 8 * (c / 2) + 2 * in_quad + c % 2)) acc(st, h, c) = 0.f;
-      }
-    }
+    if (core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN))  // one test a block
+      zero_unseen(mask, st, key0 + acc_row, row0 + query0, in_quad);
     store_pair_tile(sP_i, st);
 
     // dS^T = P^T (dP^T - D), unscaled.
