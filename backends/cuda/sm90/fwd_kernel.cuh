@@ -1,9 +1,9 @@
 // FlashAttention-2 forward on Hopper: wgmma, TMA and warp specialisation.
 //
 // A CTA walks tiles (batch, query head, query block) of core::fwd_item, in
-// the order the launcher picks (sm90_fwd_launch): with a grid of one CTA
-// per tile it takes just its own; with fewer CTAs (persistent, one per SM)
-// it takes one per round of gridDim.x tiles in a snake order (c, then
+// the order the launcher picks (sm90_fwd_order). The launcher starts one
+// CTA per SM (persistent; a grid of one CTA per tile would also work):
+// each takes one tile per round of gridDim.x tiles in a snake order (c, then
 // 2 G - 1 - c, ... for CTA c of G) so that no CTA keeps getting the heavier
 // end of a round, and while its consumers finish a tile (last P V,
 // epilogue) its producer already loads the next one's Q, K and V.

@@ -22,18 +22,11 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   const auto kernel = fwd_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
   const int64_t tiles = core::fwd_items(p, K::kBlockM);
   if (tiles == 0) return FA2_SUCCESS;
-  unsigned grid = 0;
-  const FwdLaunch how = sm90_fwd_launch(kHeadDim, p.has_mask,
-                                       core::ceil_div(p.seqlen_q, K::kBlockM), p.seqlen_k);
-  if (how.persistent) {  // one CTA per SM: its shared memory allows no more
-    int device = 0, sms = 0;
-    FA2_CUDA_CHECK(cudaGetDevice(&device));
-    FA2_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    grid = unsigned(tiles < sms ? tiles : sms);
-  } else {
-    const fa2_status_t status = grid_size(tiles, grid, why);
-    if (status != FA2_SUCCESS) return status;
-  }
+  // One CTA per SM (its shared memory allows no more), each walking tiles.
+  int device = 0, sms = 0;
+  FA2_CUDA_CHECK(cudaGetDevice(&device));
+  FA2_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const unsigned grid = unsigned(tiles < sms ? tiles : sms);
   TmaMaps maps;
   fa2_status_t status = encode_operand_map(maps.q, p.q, p.dtype, p.seqlen_q, p.heads_q, p.batch,
                                            p.head_dim, K::kBlockM, why);
@@ -46,7 +39,8 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   if (status != FA2_SUCCESS) return status;
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, maps, how.order);
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(
+      p, maps, sm90_fwd_order(p.has_mask, core::ceil_div(p.seqlen_q, K::kBlockM)));
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }

@@ -22,13 +22,20 @@ inline constexpr int kMinHeadDim = 33;
 // 17:51, fa2_cuda_check bench, 128 / 192 keys: d64 s16k 453 / 484 TFLOP/s,
 // s8k 451 / 476, causal s16k 455 / 472; d128 s16k 645 / 685, s8k 643 / 659,
 // causal s8k 616 / 634; below 8k the wide blocks lose (d128 causal s2k 470 /
-// 448, s512 266 / 212: fewer query blocks to balance, more masked columns).
+// 448, s512 266 / 212: fewer query blocks to balance, more masked columns;
+// again at 23:18 with the plans below: wide from 2k, d128 causal s2k 489 ->
+// 450, d64 causal s2k 352 -> 317).
+// The 128-key d128 plan keeps three K / V stages in place of a second Q
+// buffer (23:05-23:18: with the persistent launch s1k 505 -> 533, s2k 556
+// -> 598, s4k 616 -> 637, causal s2k 470 -> 489; without it nothing). More
+// stages at d64 (4, 6) or three consumer warpgroups there (192-query
+// blocks, 160 registers each: -12..-25%) did not help (23:12, 23:18).
 // d256 takes 80 keys (64 before: s16k 683 -> 753, s2k 596 -> 654, causal
 // s4k 586 -> 626), two stages in 224 KB with one Q buffer.
 constexpr core::TilePlan sm90_fwd_plan(int head_dim, bool wide) {
   switch (head_dim) {
     case 64: return {128, wide ? 192 : 128, 64, 2, 3};
-    case 128: return {128, wide ? 192 : 128, 128, 2, 2};
+    case 128: return {128, wide ? 192 : 128, 128, 2, wide ? 2 : 3};
     case 256: return {128, 80, 256, 2, 2};
     default: return {0, 0, 0, 0, 0};
   }
@@ -39,28 +46,22 @@ constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
 }
 
 // How the forward is launched (backends/cuda/NOTES.md, 2026-11-29 16:51 and
-// before; H200, against one CTA per tile in the same order):
-//  - persistent: one CTA per SM, each loading its next tile while it
-//    finishes the current one, tiles in a snake order (fwd_kernel.cuh).
-//    With a mask always (d64 +2..39%, d128 +1..25%, d256 +2..12%). Without:
-//    d64 always (+2..32%), d128 up to 1k keys (+8..18%; -1..-9% from 2k,
-//    -4% at 4k again at 18:01), d256 always (+4..11% up to 2k; with the
-//    80-key blocks +1..1.5% from 4k, 18:01).
+// later; H200):
+//  - persistent, always: one CTA per SM, each loading its next tile while
+//    it finishes the current one, tiles in a snake order (fwd_kernel.cuh).
+//    Against one CTA per tile: with a mask d64 +2..39%, d128 +1..25%, d256
+//    +2..12%; without, d64 +2..32%, d256 +1..11%, d128 +8..18% up to 1k
+//    keys and from 2k +1.5..8% since 23:05 (the three-stage plan above
+//    from 2k to 4k, the wide one from 8k on: +3% at 8k, +1.5% at 16k; at
+//    16:51, with two stages, it had lost 1-9% from 2k).
 //  - order (core::FwdOrder): one head's blocks together (K/V shared in the
 //    L2: +15..23% at 512-2k tokens), except with a mask and more than 16
 //    query blocks a head, where the snake no longer balances rounds that
 //    hold one head's heavy and light blocks (d128 causal s16k: 451 vs 650
 //    TF/s): there the longest rows go first.
-struct FwdLaunch {
-  bool persistent;
-  core::FwdOrder order;
-};
-constexpr FwdLaunch sm90_fwd_launch(int head_dim, bool has_mask, int m_blocks, int seqlen_k) {
-  if (has_mask)
-    return {true, m_blocks > 16 ? core::FwdOrder::longest_rows_first
-                                : core::FwdOrder::head_blocks_together};
-  const bool persistent = head_dim != 128 || seqlen_k <= 1024;
-  return {persistent, core::FwdOrder::head_blocks_together};
+constexpr core::FwdOrder sm90_fwd_order(bool has_mask, int m_blocks) {
+  return has_mask && m_blocks > 16 ? core::FwdOrder::longest_rows_first
+                                   : core::FwdOrder::head_blocks_together;
 }
 
 // Backward: block_m queries per step, `stages` deep Q / dO ring. Up to
