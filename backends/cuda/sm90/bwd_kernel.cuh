@@ -69,6 +69,13 @@ struct BwdKernel {
   // final (their 64 fp32 a thread each next to the packed fragments would
   // not fit), and dV issued after both.
   static constexpr bool kPackAfterDp = kBlockM == 128;
+  // Where thread 0 waits for the reduction of the block before to finish
+  // reading the dQ tile: with columns split (d128) at the dS exchange,
+  // late in the block (H200 2026-11-29 23:40, against the block's start:
+  // 4k 476 -> 485 TFLOP/s, 16k 487 -> 496, causal 16k 465 -> 480, within
+  // 0.5% below 4k); with rows split (d64) at the block's start (at the
+  // exchange it lost 1-2% from 2k).
+  static constexpr bool kDqReadWaitAtExchange = !kDqByRows;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
                 "setmaxnreg would oversubscribe the register file");
   static_assert(kConsumers == 2 && (kBlockM == 64 || kBlockM == 128) && kHeadDim % 64 == 0 &&
@@ -250,9 +257,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
     // While the GEMMs run, one barrier per block: this block's lse and D
     // (fetched one block ahead) have landed, everyone is done reading the
-    // buffer the next fetch overwrites, and the reduction before has
-    // finished reading the dQ tile.
-    if (tid % 128 == 0) bulk_wait_read();
+    // buffer the next fetch overwrites and, unless kDqReadWaitAtExchange,
+    // the reduction before has finished reading the dQ tile.
+    if (!K::kDqReadWaitAtExchange && tid % 128 == 0) bulk_wait_read();
     cp_async_wait<0>();
     named_barrier_sync(2 + wg, 128);
     if (it + 1 < num_iters) fetch_stats((it + 1) % 2);
@@ -313,8 +320,10 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // epilogue runs while dK is on the tensor cores. dS^T is
     // double-buffered: the barrier of query block it also means both
     // warpgroups are done with the dQ of block it - 1, whose buffer block
-    // it + 1 reuses.
+    // it + 1 reuses (and, with kDqReadWaitAtExchange, that block it - 1's
+    // reduction has finished reading the dQ tile store_dq overwrites).
     fence_smem_to_async();
+    if (K::kDqReadWaitAtExchange && tid % 128 == 0) bulk_wait_read();
     named_barrier_sync(1, 128 * kConsumers);
     wgmma_fence();
     wgmma_chain_ss<T, K::kDqCols, kBlockN / 16, 1, 1>(
