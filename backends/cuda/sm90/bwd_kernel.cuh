@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
   // ------------------------------------------------------------ consumers
   regs_claim<K::kConsumerRegs>();
-  const int wg = tid / 128 - 1, lane = tid % 32, warp = (tid / 32) % 4;
+  const int wg = warpgroup_index() - 1, lane = tid % 32, warp = (tid / 32) % 4;
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
   const int key_row = 64 * wg + 16 * warp + group;  // + 8 h: this thread's keys in the block
   const uint32_t sK_wg = sK + 64 * wg * kSwizzleRowBytes, sV_wg = sV + 64 * wg * kSwizzleRowBytes;

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/online_softmax.h"
 #include "core/work.h"
@@ -155,7 +156,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
 
   // ------------------------------------------------------------ consumers
   regs_claim<K::kConsumerRegs>();
-  const int wg = tid / 128 - 1, lane = tid % 32, warp = (tid / 32) % 4;
+  const int wg = warpgroup_index() - 1, lane = tid % 32, warp = (tid / 32) % 4;
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
   // Rows of every accumulator here: keys (S^T, dP^T, dK, dV) or queries
   // (dQ) 16 warp + group + 8 h of the block.
@@ -329,46 +330,55 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     // 4 k + 2, 4 k + 3 (b), a quad 16; then neighbouring quads (rows r and
     // r + 1) swap a and b so that two quads together hold 32 adjacent
     // columns of one row, then of the other: two 16-byte atomics a lane.
+    // One 64-bit address per block; rows and columns are small offsets from
+    // it, tested only where the block reaches past the sequence or the head
+    // dim is below 256 (the 64-bit index per atomic cost ~12 instructions).
     const bool odd_lane = in_quad & 1, odd_row = group & 1;
     const int lane_col = 8 * odd_lane + 2 * (in_quad - odd_lane) + 16 * odd_row;
+    const int pair_row0 = row0 + (acc_row & ~1);  // the even row of the pair, h = 0
+    float *const dq_pair = scratch.dq_accum +
+                           core::row_stat_index(p, item.batch, head, 0) * p.head_dim +
+                           int64_t(pair_row0) * p.head_dim + dq_col0 + lane_col;
+    auto add_dq = [&](auto checked) {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int query = row0 + (acc_row & ~1) + 8 * h;  // the even row of the pair
-      float *const dq_rows = scratch.dq_accum +
-                             core::row_stat_index(p, item.batch, head, query) * p.head_dim +
-                             dq_col0;
+      for (int h = 0; h < 2; ++h) {
+        float *const dq_rows = dq_pair + 8 * h * p.head_dim;
 #pragma unroll
-      for (int k = 0; k < K::kDqColsPerWg / 32; ++k) {
-        float quad[2][4];  // [a, b][4 adjacent columns]
+        for (int k = 0; k < K::kDqColsPerWg / 32; ++k) {
+          float quad[2][4];  // [a, b][4 adjacent columns]
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const float *lo = &dq[4 * (4 * k + 2 * half) + 2 * h], *hi = lo + 4;
-          const float got0 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[0] : hi[0], 1);
-          const float got1 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[1] : hi[1], 1);
-          quad[half][0] = odd_lane ? got0 : lo[0];
-          quad[half][1] = odd_lane ? got1 : lo[1];
-          quad[half][2] = odd_lane ? hi[0] : got0;
-          quad[half][3] = odd_lane ? hi[1] : got1;
-        }
-        // Even rows keep a and give b; odd rows keep b and give a.
-        float even_row[4], odd_row_vals[4];
+          for (int half = 0; half < 2; ++half) {
+            const float *lo = &dq[4 * (4 * k + 2 * half) + 2 * h], *hi = lo + 4;
+            const float got0 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[0] : hi[0], 1);
+            const float got1 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[1] : hi[1], 1);
+            quad[half][0] = odd_lane ? got0 : lo[0];
+            quad[half][1] = odd_lane ? got1 : lo[1];
+            quad[half][2] = odd_lane ? hi[0] : got0;
+            quad[half][3] = odd_lane ? hi[1] : got1;
+          }
+          // Even rows keep a and give b; odd rows keep b and give a.
+          float even_row[4], odd_row_vals[4];
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float own_val = odd_row ? quad[1][e] : quad[0][e];
-          const float got = __shfl_xor_sync(0xffffffffu, odd_row ? quad[0][e] : quad[1][e], 4);
-          even_row[e] = odd_row ? got : own_val;
-          odd_row_vals[e] = odd_row ? own_val : got;
-        }
-        const int col = 32 * k + lane_col;
-        if (dq_col0 + col < p.head_dim) {
-          if (query < seq.seqlen_q)
-            red_add_v4_f32(dq_rows + col, even_row[0], even_row[1], even_row[2], even_row[3]);
-          if (query + 1 < seq.seqlen_q)
-            red_add_v4_f32(dq_rows + p.head_dim + col, odd_row_vals[0], odd_row_vals[1],
+          for (int e = 0; e < 4; ++e) {
+            const float own_val = odd_row ? quad[1][e] : quad[0][e];
+            const float got = __shfl_xor_sync(0xffffffffu, odd_row ? quad[0][e] : quad[1][e], 4);
+            even_row[e] = odd_row ? got : own_val;
+            odd_row_vals[e] = odd_row ? own_val : got;
+          }
+          const int query = pair_row0 + 8 * h;
+          const bool col_ok = !decltype(checked)::value || dq_col0 + 32 * k + lane_col < p.head_dim;
+          if (col_ok && (!decltype(checked)::value || query < seq.seqlen_q))
+            red_add_v4_f32(dq_rows + 32 * k, even_row[0], even_row[1], even_row[2], even_row[3]);
+          if (col_ok && (!decltype(checked)::value || query + 1 < seq.seqlen_q))
+            red_add_v4_f32(dq_rows + p.head_dim + 32 * k, odd_row_vals[0], odd_row_vals[1],
                            odd_row_vals[2], odd_row_vals[3]);
         }
       }
-    }
+    };
+    if (row0 + kBlockM <= seq.seqlen_q && p.head_dim == kHeadDim)
+      add_dq(std::false_type{});
+    else
+      add_dq(std::true_type{});
     wgmma_wait<0>();
     pin_registers(dk_acc);
     pin_registers(dv_acc);

@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
   // ------------------------------------------------------------ consumers
   regs_claim<K::kConsumerRegs>();
-  const int wg = tid / 128 - 1, lane = tid % 32, warp = (tid / 32) % 4;
+  const int wg = warpgroup_index() - 1, lane = tid % 32, warp = (tid / 32) % 4;
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
   const int wg_row0 = 64 * wg + 16 * warp + group;  // + 8 h: this thread's rows in the tile
   const QuadRowReduce reduce;

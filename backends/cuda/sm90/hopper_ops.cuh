@@ -178,6 +178,15 @@ __device__ inline void fence_smem_to_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// ---- The thread's warpgroup, broadcast from lane 0: the compiler then
+// knows it is the same across the warp and keeps what derives from it
+// (shared addresses, wgmma descriptors) in uniform registers. From
+// threadIdx.x / 128 it built every descriptor in ordinary registers and
+// moved it over per wgmma (SASS, 2026-11-30).
+__device__ inline int warpgroup_index() {
+  return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0);
+}
+
 // ---- Register reallocation between warpgroups (needs a register cap at
 // entry: __launch_bounds__(threads, 1)). setmaxnreg.inc waits until the
 // registers exist, so a split of one producer warpgroup and `consumers`
@@ -204,10 +213,24 @@ __device__ inline void regs_claim() {
 //
 // Bits: [0,14) start >> 4, [16,30) leading byte offset >> 4,
 // [32,46) stride byte offset >> 4, [62,64) swizzle (1 = 128 B).
+// The start field keeps the CTA-local offset (in the 2-CTA cluster kernel
+// shared addresses have bits above 18 set: unmasked, they landed in the
+// leading offset, and dK / dV came out wrong). Offsets are below 2^18, so the
+// field never overflows: a descriptor moves by `bytes` by adding bytes >> 4,
+// and a k loop's descriptors are one base plus constants. (Masking and
+// shifting every k-step's address took ~6 instructions per descriptor, a third
+// of the backward consumer's instructions, SASS 2026-11-30.)
+// The two halves are built apart (the high one is a constant) so that a
+// move is one 32-bit add.
+__device__ inline uint64_t desc_of(uint32_t lo, uint32_t hi) {
+  uint64_t desc;
+  asm("mov.b64 %0, {%1, %2};\n" : "=l"(desc) : "r"(lo), "r"(hi));
+  return desc;
+}
 __device__ inline uint64_t smem_desc(uint32_t start, uint32_t leading_bytes,
-                                     uint32_t stride_bytes) {
-  return uint64_t((start & 0x3FFFF) >> 4) | uint64_t(leading_bytes >> 4) << 16 |
-         uint64_t(stride_bytes >> 4) << 32 | uint64_t(1) << 62;
+                                     uint32_t stride_bytes, uint32_t moved_bytes = 0) {
+  return desc_of((((start & 0x3FFFFu) >> 4) | (leading_bytes >> 4) << 16) + (moved_bytes >> 4),
+                 (stride_bytes >> 4) | 1u << 30);
 }
 inline constexpr uint32_t kSwizzleRowBytes = 128;
 inline constexpr uint32_t kSwizzleAtomBytes = 8 * kSwizzleRowBytes;
@@ -216,15 +239,14 @@ inline constexpr uint32_t kSwizzleAtomBytes = 8 * kSwizzleRowBytes;
 // Q K^T): k-step kk of 16 elements is chunk kk / 4, 32 bytes in. The
 // leading offset is unused in this mode; the stride offset steps 8 rows.
 __device__ inline uint64_t desc_k_major(uint32_t tile, int rows, int kk) {
-  return smem_desc(tile + (kk / 4) * rows * kSwizzleRowBytes + (kk % 4) * 32, 16,
-                   kSwizzleAtomBytes);
+  return smem_desc(tile, 16, kSwizzleAtomBytes, (kk / 4) * rows * kSwizzleRowBytes + (kk % 4) * 32);
 }
 // MN-major operand (the output dimension is contiguous: V for P V, read
 // transposed): k-step kk is rows 16 kk.. of every chunk; the leading offset
 // steps from one 64-column chunk of N to the next, the stride offset 8 rows
 // of K.
 __device__ inline uint64_t desc_mn_major(uint32_t tile, int rows, int kk) {
-  return smem_desc(tile + kk * 16 * kSwizzleRowBytes, rows * kSwizzleRowBytes, kSwizzleAtomBytes);
+  return smem_desc(tile, rows * kSwizzleRowBytes, kSwizzleAtomBytes, kk * 16 * kSwizzleRowBytes);
 }
 
 }  // namespace fa2::cuda::sm90
