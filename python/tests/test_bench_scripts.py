@@ -1,14 +1,17 @@
-"""The CPU-side logic of bench/sdpa_side_by_side.py and bench/plot_results.py
-(argument parsing, grid, rates, table, JSON, charts) on made-up numbers;
+"""The CPU-side logic of bench/sdpa_side_by_side.py, bench/plot_results.py and
+bench/profile_peers.py (argument parsing, grid, rates, tables, JSON, charts) on
+made-up numbers;
 the GPU measurement itself runs on the GPU machine."""
 import json
 import os
+import re
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 import plot_results  # noqa: E402
+import profile_peers  # noqa: E402
 import sdpa_side_by_side as side  # noqa: E402
 
 
@@ -109,3 +112,39 @@ def test_decode_grid_and_table():
             {"b": 8, "kv": 65536, "backend": "efficient", "error": "No available kernel"}]
     table = side.format_decode_table(rows)
     assert "2.00x" in table and "n/a: No available kernel" in table
+
+
+def write_ncu_raw_csv(path, kernels):
+    """A `ncu --page raw --csv` export: header, units row, one row a kernel."""
+    stall = "smsp__average_warps_issue_stalled_%s_per_issue_active.ratio"
+    header = ["ID", "Kernel Name", "gpu__time_duration.sum", "smsp__inst_executed.sum",
+              "smsp__inst_executed_op_branch.sum", stall % "wait", stall % "misc"]
+    lines = [",".join('"%s"' % h for h in header), ",".join('""' for _ in header)]
+    for i, (name, ms, inst, branches, wait) in enumerate(kernels):
+        values = [str(i), name, "%.3f" % ms, "{:,}".format(inst), str(branches), str(wait), "0.001"]
+        lines.append(",".join('"%s"' % v for v in values))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_profile_compare_table(tmp_path):
+    ours, theirs = tmp_path / "ours.csv", tmp_path / "flash.csv"
+    write_ncu_raw_csv(ours, [("void bwd_kernel<bf16, 128>(AttnParams)", 2.698, 762130432, 27447296, 2.2)])
+    write_ncu_raw_csv(theirs, [("void flash_bwd_dq_dk_dv_loop(Flash_bwd_params)", 2.26, 539197440, 1671168, 2.19)])
+    table = profile_peers.compare([str(ours), str(theirs)])
+    lines = table.splitlines()
+    assert lines[0].startswith("2 kernels: [0] ours: void bwd_kernel") and "[1] flash: void flash_bwd" in lines[0]
+    rows = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line.strip()) for line in lines[2:])}
+    assert rows["duration (ms)"] == ["2.698", "2.26"]
+    assert rows["instructions"] == ["762,130,432", "539,197,440"]
+    assert rows["branches"] == ["27,447,296", "1,671,168"]
+    assert rows["stall wait"] == ["2.2", "2.19"]
+    assert "stall misc" not in rows  # under 0.05 cycles an instruction: left out
+    assert "ldmatrix" not in rows  # not in these exports
+    assert profile_peers.number("3 (1; 2)") == 3.0 and profile_peers.number("n/a") is None
+
+
+def test_profile_call_arguments():
+    with pytest.raises(SystemExit):
+        profile_peers.main(["call", "triton", "128", "2048", "0", "bwd"])
+    with pytest.raises(SystemExit):
+        profile_peers.main(["call", "fa2", "128", "2048", "2", "bwd"])
