@@ -128,12 +128,15 @@ def write_ncu_raw_csv(path, kernels):
 
 def test_profile_compare_table(tmp_path):
     ours, theirs = tmp_path / "ours.csv", tmp_path / "flash.csv"
-    write_ncu_raw_csv(ours, [("void bwd_kernel<bf16, 128>(AttnParams)", 2.698, 762130432, 27447296, 2.2)])
-    write_ncu_raw_csv(theirs, [("void flash_bwd_dq_dk_dv_loop(Flash_bwd_params)", 2.26, 539197440, 1671168, 2.19)])
-    table = profile_peers.compare([str(ours), str(theirs)])
-    lines = table.splitlines()
-    assert lines[0].startswith("2 kernels: [0] ours: void bwd_kernel") and "[1] flash: void flash_bwd" in lines[0]
-    rows = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line.strip()) for line in lines[2:])}
+    write_ncu_raw_csv(ours, [("void bwd_kernel<bf16, 128>(AttnParams)",
+                              2.698, 762130432, 27447296, 2.2)])
+    write_ncu_raw_csv(theirs, [("void flash_bwd_dq_dk_dv_loop(Flash_bwd_params)",
+                                2.26, 539197440, 1671168, 2.19)])
+    lines = profile_peers.compare([str(ours), str(theirs)]).splitlines()
+    assert lines[0].startswith("2 kernels: [0] ours: void bwd_kernel")
+    assert "[1] flash: void flash_bwd" in lines[0]
+    cells = (re.split(r"\s{2,}", line.strip()) for line in lines[2:])
+    rows = {c[0]: c[1:] for c in cells}
     assert rows["duration (ms)"] == ["2.698", "2.26"]
     assert rows["instructions"] == ["762,130,432", "539,197,440"]
     assert rows["branches"] == ["27,447,296", "1,671,168"]

@@ -337,8 +337,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     const int lane_col = 8 * odd_lane + 2 * (in_quad - odd_lane) + 16 * odd_row;
     const int pair_row0 = row0 + (acc_row & ~1);  // the even row of the pair, h = 0
     float *const dq_pair = scratch.dq_accum +
-                           core::row_stat_index(p, item.batch, head, 0) * p.head_dim +
-                           int64_t(pair_row0) * p.head_dim + dq_col0 + lane_col;
+                           core::row_stat_index(p, item.batch, head, pair_row0) * p.head_dim +
+                           dq_col0 + lane_col;
     auto add_dq = [&](auto checked) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {

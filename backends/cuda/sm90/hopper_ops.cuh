@@ -228,7 +228,7 @@ __device__ inline uint64_t desc_of(uint32_t lo, uint32_t hi) {
   return desc;
 }
 __device__ inline uint64_t smem_desc(uint32_t start, uint32_t leading_bytes,
-                                     uint32_t stride_bytes, uint32_t moved_bytes = 0) {
+                                     uint32_t stride_bytes, uint32_t moved_bytes) {
   return desc_of((((start & 0x3FFFFu) >> 4) | (leading_bytes >> 4) << 16) + (moved_bytes >> 4),
                  (stride_bytes >> 4) | 1u << 30);
 }
