@@ -224,16 +224,17 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
 
     gemm_smem<T, ColsA<PTile>, ColsB<QTile>, kKSlabs, K::kDCols, kBlockM>(
         dv, sP, key_warp * K::kSlabKeys, sdO, split * K::kDCols, lane);
-    auto update_dk = [&] {
+    // dK: with one Q stage before the barrier that frees Q; with two last,
+    // dQ's atomics issued among its mma (`between`, below).
+    auto update_dk = [&](auto between) {
       gemm_smem<T, ColsA<PTile>, ColsB<QTile>, kKSlabs, K::kDCols, kBlockM>(
-          dk, sdS, key_warp * K::kSlabKeys, sQ_i, split * K::kDCols, lane);
+          dk, sdS, key_warp * K::kSlabKeys, sQ_i, split * K::kDCols, lane, between);
     };
-    if constexpr (kStages == 1) update_dk();
+    if constexpr (kStages == 1) update_dk(NoWork{});
     __syncthreads();  // dO (with one stage also Q) is free: the next one loads during dQ
     load_do(i + 1);
     if constexpr (kStages == 1) load_q(i + 1);
     cp_async_commit();
-    if constexpr (kStages == 2) update_dk();
 
     float dq[kDqSlabs][2][K::kDqCols / 4];
     zero<kDqSlabs, K::kDqCols>(dq);
@@ -243,38 +244,75 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     // tile are small offsets from it, tested only in a block that reaches
     // past the sequence or a head dim below the tile's. (Computed per
     // atomic, the 64-bit row index took ~20 instructions and a branch each:
-    // 30% of the kernel's instructions at d128, ncu 2026-11-30.)
-    const int dq_row0 = m_block * kBlockM + dq_rows * K::kDqRows + group;
-    const int dq_col0 = dq_cols * K::kDqCols + 2 * in_quad;  // even: 8-byte aligned
+    // 30% of the kernel's instructions at d128, ncu 2026-11-30.) On sm_90
+    // the atomics go in 128-byte pieces where the warp tile's columns allow
+    // (RowPieces), else, and on sm_80, 8- or 4-byte ones.
+#if __CUDA_ARCH__ >= 900
+    constexpr bool kPieces = K::kDqCols % 32 == 0;
+#else
+    constexpr bool kPieces = false;
+#endif
+    // (lane_id(): RowPieces from `lane` stayed live across the loop and
+    // spilled at d64 or d128, 255 registers.)
+    const RowPieces pieces(lane_id());
+    const int dq_row0 = m_block * kBlockM + dq_rows * K::kDqRows + (kPieces ? group & ~1 : group);
+    const int dq_col0 = dq_cols * K::kDqCols + (kPieces ? pieces.lane_col : 2 * in_quad);
     float *const dq_base = scratch.dq_accum +
                            core::row_stat_index(p, item.batch, head_q, 0) * p.head_dim +
                            int64_t(dq_row0) * p.head_dim + dq_col0;
-    auto add_dq = [&](auto checked) {
+    // Unit u of each accumulator row (slab sl, half h) is 32 columns (two
+    // 16-byte atomics a lane, pieces) or 8 (one 8-byte or two 4-byte ones).
+    constexpr int kUnitsPerRow = K::kDqCols / (kPieces ? 32 : 8);
+    constexpr int kUnits = kDqSlabs * 2 * kUnitsPerRow;
+    auto add_dq = [&](auto checked, int first, int last) {
 #pragma unroll
-      for (int sl = 0; sl < kDqSlabs; ++sl)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int row = 16 * sl + 8 * h;
-          float *const dq_row = dq_base + row * p.head_dim;
-#pragma unroll
-          for (int t = 0; t < K::kDqCols / 8; ++t) {
-            if (decltype(checked)::value &&
-                (dq_row0 + row >= seq.seqlen_q || dq_col0 + 8 * t >= p.head_dim))
-              continue;
+      for (int a = 0; a < kUnits; ++a) {
+        if (a < first || a >= last) continue;
+        const int sl = a / (2 * kUnitsPerRow), h = (a / kUnitsPerRow) % 2, u = a % kUnitsPerRow;
+        const int row = 16 * sl + 8 * h;
+        float *const dq_row = dq_base + row * p.head_dim;
+        auto in_bounds = [&](int row_offset, int col) {
+          return !decltype(checked)::value ||
+                 (dq_row0 + row + row_offset < seq.seqlen_q && dq_col0 + col < p.head_dim);
+        };
+        if constexpr (kPieces) {
+          float even_row[4], odd_row[4];
+          pieces.gather(&dq[sl][h][8 * u], 2, even_row, odd_row);
+          if (in_bounds(0, 32 * u))
+            red_add_v4_f32(dq_row + 32 * u, even_row[0], even_row[1], even_row[2], even_row[3]);
+          if (in_bounds(1, 32 * u))
+            red_add_v4_f32(dq_row + p.head_dim + 32 * u, odd_row[0], odd_row[1], odd_row[2],
+                           odd_row[3]);
+        } else if (in_bounds(0, 8 * u)) {
 #if __CUDA_ARCH__ >= 900
-            atomicAdd(reinterpret_cast<float2 *>(dq_row + 8 * t),
-                      make_float2(dq[sl][h][2 * t], dq[sl][h][2 * t + 1]));
+          atomicAdd(reinterpret_cast<float2 *>(dq_row + 8 * u),
+                    make_float2(dq[sl][h][2 * u], dq[sl][h][2 * u + 1]));
 #else
-            atomicAdd(dq_row + 8 * t, dq[sl][h][2 * t]);
-            atomicAdd(dq_row + 8 * t + 1, dq[sl][h][2 * t + 1]);
+          atomicAdd(dq_row + 8 * u, dq[sl][h][2 * u]);
+          atomicAdd(dq_row + 8 * u + 1, dq[sl][h][2 * u + 1]);
 #endif
-          }
         }
+      }
+    };
+    // With two stages a few atomics after each of dK's k steps: in a row they
+    // filled the global-memory queue and held their warp there while the
+    // others waited at the next barrier (ncu, H200, d128 2k: 7% of the
+    // samples each). H200, CUDA events, bf16 16k tokens, against 8-byte
+    // atomics after dK (2026-11-30): d64 2k 213 -> 225 TFLOP/s, 16k 232 ->
+    // 244; d128 2k 242 -> 263, 16k 265 -> 290 (pieces after dK: 255, 280);
+    // d256 (one stage, pieces) 2k 188 -> 204, 16k 202 -> 220.
+    auto add_dq_all = [&](auto checked) {
+      if constexpr (kStages == 2) {
+        constexpr int kSteps = kBlockM / 16, kPerStep = (kUnits + kSteps - 1) / kSteps;
+        update_dk([&](int kk) { add_dq(checked, kPerStep * kk, kPerStep * (kk + 1)); });
+      } else {
+        add_dq(checked, 0, kUnits);
+      }
     };
     if ((m_block + 1) * kBlockM <= seq.seqlen_q && p.head_dim == kHeadDim)
-      add_dq(std::false_type{});
+      add_dq_all(std::false_type{});
     else
-      add_dq(std::true_type{});
+      add_dq_all(std::true_type{});
   }
   cp_async_wait<0>();
 

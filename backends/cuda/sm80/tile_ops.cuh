@@ -41,6 +41,63 @@ struct QuadRowReduce {
   }
 };
 
+// dQ atomics in 128-byte pieces. The L2 takes about one cycle a request
+// plus one a 32-byte sector (H200, ncu): one 8-byte atomic a lane covers 8
+// rows x 32 bytes a warp, 16-byte ones that a lane's neighbours continue
+// cover 4 rows x 128 bytes. For 32 columns of a C fragment (column tiles 4 k
+// .. 4 k + 3, elements 2 in_quad + e, of row group + 8 h): neighbouring lanes
+// swap pairs so that each holds 4 adjacent columns of tiles 4 k, 4 k + 1 (a)
+// and of 4 k + 2, 4 k + 3 (b); then neighbouring quads (rows r, r + 1) swap a
+// and b, so that two quads together hold 32 adjacent columns of one row, then
+// of the other. Every lane of the warp takes part (shuffles).
+struct RowPieces {
+  bool odd_lane, odd_row;
+  int lane_col;  // the first of the lane's 4 columns within the 32
+  __device__ explicit RowPieces(int lane)
+      : odd_lane(Sm80MmaLayout::in_quad(lane) & 1),
+        odd_row(Sm80MmaLayout::group(lane) & 1),
+        lane_col(8 * odd_lane + 2 * (Sm80MmaLayout::in_quad(lane) - odd_lane) + 16 * odd_row) {}
+  // tile[t * tile_stride + e]: element e of column tile 4 k + t of the
+  // lane's row. Gives the lane's 4 columns of the even row (group & ~1) and
+  // of the odd one.
+  __device__ void gather(const float *tile, int tile_stride, float (&even_row)[4],
+                         float (&odd_row_vals)[4]) const {
+    float quad[2][4];  // [a, b][4 adjacent columns]
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const float *lo = tile + 2 * half * tile_stride, *hi = lo + tile_stride;
+      const float got0 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[0] : hi[0], 1);
+      const float got1 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[1] : hi[1], 1);
+      quad[half][0] = odd_lane ? got0 : lo[0];
+      quad[half][1] = odd_lane ? got1 : lo[1];
+      quad[half][2] = odd_lane ? hi[0] : got0;
+      quad[half][3] = odd_lane ? hi[1] : got1;
+    }
+    // Even rows keep a and give b; odd rows keep b and give a.
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float own_val = odd_row ? quad[1][e] : quad[0][e];
+      const float got = __shfl_xor_sync(0xffffffffu, odd_row ? quad[0][e] : quad[1][e], 4);
+      even_row[e] = odd_row ? got : own_val;
+      odd_row_vals[e] = odd_row ? own_val : got;
+    }
+  }
+};
+// The lane index read afresh: values derived from it stay out of registers
+// until used (from threadIdx.x, the compiler keeps them live across loops).
+__device__ inline int lane_id() {
+  int lane;
+  asm volatile("mov.u32 %0, %%laneid;\n" : "=r"(lane));
+  return lane;
+}
+// dst[0..3] += {x, y, z, w} in global memory, one vector atomic (sm_90 and
+// later; dst 16-byte aligned).
+__device__ inline void red_add_v4_f32(float *dst, float x, float y, float z, float w) {
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(dst), "f"(x), "f"(y),
+               "f"(z), "f"(w)
+               : "memory");
+}
+
 // Per element type: how two floats become one 32-bit operand register and
 // which mma variant multiplies them.
 template <class T>

@@ -171,9 +171,14 @@ struct SmemStep {
 // never waits out a whole ldmatrix latency between two steps (with two
 // warps per scheduler nothing else hides it). Costs one more step of
 // fragment registers; the loop is unrolled fully (kK / 16 steps).
-template <class T, class A, class B, int kSlabs, int kN, int kK>
+// `between(kk)` runs after step kk's mma: work of the caller's that the
+// tensor cores do not wait for (the backward's dQ atomics), spread among them.
+struct NoWork {
+  __device__ void operator()(int) const {}
+};
+template <class T, class A, class B, int kSlabs, int kN, int kK, class Between = NoWork>
 __device__ inline void gemm_smem(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int a_mn0,
-                                 uint32_t sB, int b_mn0, int lane) {
+                                 uint32_t sB, int b_mn0, int lane, Between between = {}) {
   const uint32_t a_base = A::lane_base(sA, a_mn0, lane);
   const uint32_t b_base = B::lane_base(sB, b_mn0, lane);
   SmemStep<A, B, kSlabs, kN> step[2];
@@ -182,6 +187,7 @@ __device__ inline void gemm_smem(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, i
   for (int kk = 0; kk < kK / 16; ++kk) {
     if (kk + 1 < kK / 16) step[(kk + 1) % 2].load(a_base, b_base, kk + 1);
     step[kk % 2].template mma<T>(acc);
+    between(kk);
   }
 }
 

@@ -320,58 +320,34 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
       if (lane == 0) mbar_arrive_remote(cluster_address(send_free(buf), partner));
     }
 
-    // dQ goes out in 128-byte pieces: the L2 takes about one cycle a request
-    // plus one a 32-byte sector (H200, ncu: with 8-byte atomics its crossbar
-    // input was 81% busy; 292 TFLOP/s at 16k tokens, 339 with 16-byte ones,
-    // 348 in 128-byte pieces, 415 without atomics). A thread holds rows
-    // acc_row + 8 h, column pairs 8 j + 2 in_quad of each 8-column block j.
-    // Per 32 columns (blocks 4 k .. 4 k + 3): neighbouring lanes swap pairs
-    // so that each holds 4 adjacent columns of blocks 4 k, 4 k + 1 (a) and of
-    // 4 k + 2, 4 k + 3 (b), a quad 16; then neighbouring quads (rows r and
-    // r + 1) swap a and b so that two quads together hold 32 adjacent
-    // columns of one row, then of the other: two 16-byte atomics a lane.
-    // One 64-bit address per block; rows and columns are small offsets from
-    // it, tested only where the block reaches past the sequence or the head
-    // dim is below 256 (the 64-bit index per atomic cost ~12 instructions).
-    const bool odd_lane = in_quad & 1, odd_row = group & 1;
-    const int lane_col = 8 * odd_lane + 2 * (in_quad - odd_lane) + 16 * odd_row;
+    // dQ goes out in 128-byte pieces (RowPieces; H200, ncu: with 8-byte
+    // atomics the L2's crossbar input was 81% busy; 292 TFLOP/s at 16k
+    // tokens, 339 with 16-byte ones, 348 in 128-byte pieces, 415 without
+    // atomics). One 64-bit address per block; rows and columns are small
+    // offsets from it, tested only where the block reaches past the sequence
+    // or the head dim is below 256 (the 64-bit index per atomic cost ~12
+    // instructions).
+    const RowPieces pieces(lane);
     const int pair_row0 = row0 + (acc_row & ~1);  // the even row of the pair, h = 0
     float *const dq_pair = scratch.dq_accum +
                            core::row_stat_index(p, item.batch, head, pair_row0) * p.head_dim +
-                           dq_col0 + lane_col;
+                           dq_col0 + pieces.lane_col;
     auto add_dq = [&](auto checked) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         float *const dq_rows = dq_pair + 8 * h * p.head_dim;
 #pragma unroll
         for (int k = 0; k < K::kDqColsPerWg / 32; ++k) {
-          float quad[2][4];  // [a, b][4 adjacent columns]
-#pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const float *lo = &dq[4 * (4 * k + 2 * half) + 2 * h], *hi = lo + 4;
-            const float got0 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[0] : hi[0], 1);
-            const float got1 = __shfl_xor_sync(0xffffffffu, odd_lane ? lo[1] : hi[1], 1);
-            quad[half][0] = odd_lane ? got0 : lo[0];
-            quad[half][1] = odd_lane ? got1 : lo[1];
-            quad[half][2] = odd_lane ? hi[0] : got0;
-            quad[half][3] = odd_lane ? hi[1] : got1;
-          }
-          // Even rows keep a and give b; odd rows keep b and give a.
-          float even_row[4], odd_row_vals[4];
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const float own_val = odd_row ? quad[1][e] : quad[0][e];
-            const float got = __shfl_xor_sync(0xffffffffu, odd_row ? quad[0][e] : quad[1][e], 4);
-            even_row[e] = odd_row ? got : own_val;
-            odd_row_vals[e] = odd_row ? own_val : got;
-          }
+          float even_row[4], odd_row[4];
+          pieces.gather(&dq[4 * (4 * k) + 2 * h], 4, even_row, odd_row);
           const int query = pair_row0 + 8 * h;
-          const bool col_ok = !decltype(checked)::value || dq_col0 + 32 * k + lane_col < p.head_dim;
+          const bool col_ok =
+              !decltype(checked)::value || dq_col0 + 32 * k + pieces.lane_col < p.head_dim;
           if (col_ok && (!decltype(checked)::value || query < seq.seqlen_q))
             red_add_v4_f32(dq_rows + 32 * k, even_row[0], even_row[1], even_row[2], even_row[3]);
           if (col_ok && (!decltype(checked)::value || query + 1 < seq.seqlen_q))
-            red_add_v4_f32(dq_rows + p.head_dim + 32 * k, odd_row_vals[0], odd_row_vals[1],
-                           odd_row_vals[2], odd_row_vals[3]);
+            red_add_v4_f32(dq_rows + p.head_dim + 32 * k, odd_row[0], odd_row[1], odd_row[2],
+                           odd_row[3]);
         }
       }
     };

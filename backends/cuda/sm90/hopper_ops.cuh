@@ -167,13 +167,6 @@ __device__ inline void stmatrix_x4(uint32_t row_address, uint32_t r0, uint32_t r
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
 }
-// dst[0..3] += {x, y, z, w} in global memory, one vector atomic (sm_90;
-// dst 16-byte aligned).
-__device__ inline void red_add_v4_f32(float *dst, float x, float y, float z, float w) {
-  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(dst), "f"(x), "f"(y),
-               "f"(z), "f"(w)
-               : "memory");
-}
 __device__ inline void fence_smem_to_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
