@@ -124,13 +124,20 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
   load_tile_async<KVTile, K::kThreads>(sV, v, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
 
   // Iteration i: query head group_first + i / num_m, query block
-  // blocks.begin + i % num_m. Q (with its lse and D) and dO are loaded
-  // separately: their buffers free up at different points of an iteration.
-  auto first_row = [&](int i) { return (blocks.begin + i % num_m) * kBlockM; };
-  auto head_of = [&](int i) { return item.head_kv * p.group_size + i / num_m; };
-  auto load_q = [&](int i) {
+  // blocks.begin + i % num_m, stepped to rather than divided (the division
+  // took ~40 instructions an iteration, ncu 2026-11-30). Q (with its lse
+  // and D) and dO are loaded separately: their buffers free up at different
+  // points of an iteration.
+  struct Step {
+    int m_block, head_q;
+  };
+  auto step_after = [&](Step at) {
+    return at.m_block + 1 < blocks.end ? Step{at.m_block + 1, at.head_q}
+                                       : Step{blocks.begin, at.head_q + 1};
+  };
+  auto load_q = [&](int i, Step at) {
     if (i >= num_iters) return;
-    const int row0 = first_row(i), head_q = head_of(i);
+    const int row0 = at.m_block * kBlockM, head_q = at.head_q;
     const T *q = static_cast<const T *>(p.q.data) +
                  core::row_offset(p.q, item.batch, seq.q_row0, row0, head_q);
     load_tile_async<QTile, K::kThreads>(sQ + (i % kStages) * QTile::kBytes, q, p.q.stride_seq,
@@ -145,16 +152,17 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     load_floats_async<kBlockM, K::kThreads>(sStats + 4 * (2 + i % 2) * kBlockM,
                                             scratch.delta + index, seq.seqlen_q - row0, tid);
   };
-  auto load_do = [&](int i) {
+  auto load_do = [&](int i, Step at) {
     if (i >= num_iters) return;
-    const int row0 = first_row(i);
+    const int row0 = at.m_block * kBlockM;
     const T *dout = static_cast<const T *>(p.dout.data) +
-                    core::row_offset(p.dout, item.batch, seq.q_row0, row0, head_of(i));
+                    core::row_offset(p.dout, item.batch, seq.q_row0, row0, at.head_q);
     load_tile_async<QTile, K::kThreads>(sdO, dout, p.dout.stride_seq, seq.seqlen_q - row0,
                                         p.head_dim, tid);
   };
-  load_q(0);
-  load_do(0);
+  Step at{blocks.begin, item.head_kv * p.group_size};
+  load_q(0, at);
+  load_do(0, at);
   cp_async_commit();
 
   // The same warp keeps its 32 keys in S / dP and in dK / dV.
@@ -171,11 +179,11 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     // with the previous iteration's P, dS and Q buffer.
     cp_async_wait<0>();
     __syncthreads();
-    if constexpr (kStages == 2) load_q(i + 1);
+    const Step next = step_after(at);
+    if constexpr (kStages == 2) load_q(i + 1, next);
     cp_async_commit();
     const uint32_t sQ_i = sQ + (i % kStages) * QTile::kBytes;
-    const int head_q = head_of(i);
-    const int m_block = blocks.begin + i % num_m;
+    const int head_q = at.head_q, m_block = at.m_block;
 
     {
       float s[kSSlabs][2][K::kSlabKeys / 4], dp[kSSlabs][2][K::kSlabKeys / 4];
@@ -204,9 +212,16 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
             s[sl][h][c] = prob;
             dp[sl][h][c] = prob * (dp[sl][h][c] - delta);  // dS, unscaled
           }
-          // The mask in a loop of its own: unmasked tiles pay one test, not
-          // one an element.
-          if (needs_mask) {
+        }
+      // The mask in a loop of its own behind one branch: unmasked tiles pay
+      // one test, not one an element (nor one a row: each taken branch cost
+      // a fetch bubble, ncu 2026-11-30).
+      if (needs_mask) {
+#pragma unroll
+        for (int sl = 0; sl < kSSlabs; ++sl)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = split * K::kSRows + 16 * sl + 8 * h + group;
             const core::IndexRange seen = mask.keys_seen_by(m_block * kBlockM + row);
 #pragma unroll
             for (int c = 0; c < K::kSlabKeys / 4; ++c)
@@ -214,7 +229,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
                                  c % 2))
                 s[sl][h][c] = dp[sl][h][c] = 0.f;
           }
-        }
+      }
       store_acc<T, PTile, kSSlabs, K::kSlabKeys>(sP, split * K::kSRows, key_warp * K::kSlabKeys, s,
                                                  lane);
       store_acc<T, PTile, kSSlabs, K::kSlabKeys>(sdS, split * K::kSRows, key_warp * K::kSlabKeys,
@@ -232,8 +247,8 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     };
     if constexpr (kStages == 1) update_dk(NoWork{});
     __syncthreads();  // dO (with one stage also Q) is free: the next one loads during dQ
-    load_do(i + 1);
-    if constexpr (kStages == 1) load_q(i + 1);
+    load_do(i + 1, next);
+    if constexpr (kStages == 1) load_q(i + 1, next);
     cp_async_commit();
 
     float dq[kDqSlabs][2][K::kDqCols / 4];
@@ -313,6 +328,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
       add_dq_all(std::false_type{});
     else
       add_dq_all(std::true_type{});
+    at = next;
   }
   cp_async_wait<0>();
 
