@@ -18,7 +18,15 @@ Two subcommands; backends/cuda/tools/profile_vs_peers.sh drives both:
         around the sm80 backward's atomics, descriptor arithmetic around
         every HGMMA): duration, executed instructions and their classes,
         pipe utilisation, stalls per issued instruction. The CSVs are
-        `ncu --import REPORT --page raw --csv`."""
+        `ncu --import REPORT --page raw --csv`.
+
+    python3 bench/profile_peers.py lines NAME_src.csv [--top N]
+        where one kernel's warps wait: the share of stall samples per
+        reason, per stretch of code between two barriers, and the N SASS
+        lines with the most samples (2026-11-30: the sm80 backward's 16
+        atomics in a row, 7% in lg_throttle, and the 7% its other warps
+        then spent at the next barrier). The CSV is `ncu --import REPORT
+        --page source --csv --print-source sass`."""
 import argparse
 import csv
 import os
@@ -125,6 +133,71 @@ def compare(paths):
     return "\n".join(lines)
 
 
+SAMPLES = "Warp Stall Sampling (All Samples)"
+
+
+def read_source(path):
+    """(kernel name, [{address, sass, samples, stalls: {reason: samples}}]) of one
+    `--page source --csv --print-source sass` export (a kernel-name row, then the header)."""
+    rows = [r for r in csv.reader(open(path)) if r]
+    name = rows[0][1] if rows and rows[0][0] == "Kernel Name" and len(rows[0]) > 1 else "?"
+    header = next((r for r in rows if "Source" in r and SAMPLES in r), None)
+    if header is None:
+        return name, []
+    reasons = [h for h in header if h.startswith("stall_") and not h.endswith("(Not Issued)")]
+    lines = []
+    for row in rows[rows.index(header) + 1:]:
+        if len(row) != len(header):
+            continue
+        values = dict(zip(header, row))
+        lines.append({"address": values.get("Address", ""), "sass": values["Source"].strip(),
+                      "samples": number(values[SAMPLES]) or 0.0,
+                      "stalls": {r[len("stall_"):]: number(values[r]) or 0.0 for r in reasons}})
+    return name, lines
+
+
+def where_warps_wait(path, top=12):
+    name, lines = read_source(path)
+    total = sum(line["samples"] for line in lines)
+    if total == 0:
+        return "%s: no stall samples in %s" % (name, path)
+    pct = lambda x: 100.0 * x / total
+    out = ["%s: %d SASS lines, %.0f samples" % (name[:80], len(lines), total)]
+    reasons = {}
+    for line in lines:
+        for reason, n in line["stalls"].items():
+            reasons[reason] = reasons.get(reason, 0.0) + n
+    out.append("by reason: " + ", ".join("%s %.1f%%" % (r, pct(n)) for r, n in
+                                         sorted(reasons.items(), key=lambda x: -x[1]) if pct(n) >= 1))
+    # Stretches of code that end at a barrier: the phases of a loop body.
+    out.append("by stretch (first line, lines, share, top reasons):")
+    stretch = None
+    stretches = []
+    for i, line in enumerate(lines):
+        if stretch is None or line["sass"].split(" ")[0].startswith("BAR"):
+            stretch = {"first": i, "lines": 0, "samples": 0.0, "stalls": {}}
+            stretches.append(stretch)
+        stretch["lines"] += 1
+        stretch["samples"] += line["samples"]
+        for reason, n in line["stalls"].items():
+            stretch["stalls"][reason] = stretch["stalls"].get(reason, 0.0) + n
+    for st in stretches:
+        if pct(st["samples"]) >= 1:
+            main_reasons = sorted(st["stalls"].items(), key=lambda x: -x[1])[:3]
+            out.append("  %5d %5d %5.1f%%  %s" % (st["first"], st["lines"], pct(st["samples"]),
+                                                 ", ".join("%s %.1f%%" % (r, pct(n))
+                                                           for r, n in main_reasons)))
+    out.append("top lines (index, share, top reason, SASS):")
+    ranked = sorted(range(len(lines)), key=lambda i: -lines[i]["samples"])[:top]
+    for i in ranked:
+        line = lines[i]
+        reason = max(line["stalls"].items(), key=lambda x: x[1], default=("-", 0.0))
+        out.append("  %5d %5.2f%%  %-14s %s" % (i, pct(line["samples"]),
+                                               "%s %.2f%%" % (reason[0], pct(reason[1])),
+                                               line["sass"][:70]))
+    return "\n".join(out)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -136,11 +209,16 @@ def main(argv=None):
     c.add_argument("mode", choices=("fwd", "bwd"))
     m = sub.add_parser("compare", help="the metric table of ncu raw-page CSVs")
     m.add_argument("csv", nargs="+")
+    w = sub.add_parser("lines", help="where one kernel's warps wait (ncu source-page CSV)")
+    w.add_argument("csv")
+    w.add_argument("--top", type=int, default=12)
     args = p.parse_args(argv)
     if args.command == "call":
         call(args.impl, args.d, args.seqlen, bool(args.causal), args.mode)
-    else:
+    elif args.command == "compare":
         print(compare(args.csv))
+    else:
+        print(where_warps_wait(args.csv, args.top))
 
 
 if __name__ == "__main__":

@@ -151,3 +151,35 @@ def test_profile_call_arguments():
         profile_peers.main(["call", "triton", "128", "2048", "0", "bwd"])
     with pytest.raises(SystemExit):
         profile_peers.main(["call", "fa2", "128", "2048", "2", "bwd"])
+
+
+def test_profile_lines_of_a_source_page(tmp_path):
+    # A made-up `--page source --csv --print-source sass` export: a loop whose
+    # atomics wait in lg_throttle, then its next barrier.
+    header = ["Address", "Source", "Warp Stall Sampling (All Samples)",
+              "Warp Stall Sampling (Not-issued Samples)", "Instructions Executed",
+              "stall_barrier", "stall_lg", "stall_wait", "stall_barrier (Not Issued)"]
+    sass = [("BAR.SYNC.DEFER_BLOCKING 0x0", 1, 0, 1), ("@!P0  BRA 0x7f00", 30, 0, 0),
+            ("HMMA.16816.F32.BF16 R4, R8, R12, R4", 0, 0, 10),
+            ("REDG.E.ADD.F32x2.FTZ.RN.STRONG.GPU desc[UR4][R2.64], R6", 0, 40, 4),
+            ("BAR.SYNC.DEFER_BLOCKING 0x0", 0, 0, 10), ("EXIT", 0, 0, 4)]
+    rows = ['"Kernel Name","void bwd_kernel<bf16, 128>(AttnParams)"',
+            ",".join('"%s"' % h for h in header)]
+    for i, (text, barrier, lg, wait) in enumerate(sass):
+        total = barrier + lg + wait
+        rows.append(",".join('"%s"' % v for v in (
+            "0x%x" % (16 * i), text, total, total, "1,024", barrier, lg, wait, barrier)))
+    path = tmp_path / "ours_src.csv"
+    path.write_text("\n".join(rows) + "\n")
+    out = profile_peers.where_warps_wait(str(path), top=2).splitlines()
+    assert out[0] == "void bwd_kernel<bf16, 128>(AttnParams): 6 SASS lines, 100 samples"
+    assert out[1] == "by reason: lg 40.0%, barrier 31.0%, wait 29.0%"
+    assert out[3].split() == ["0", "4", "86.0%", "lg", "40.0%,", "barrier", "31.0%,", "wait",
+                              "15.0%"]
+    assert out[4].split()[:3] == ["4", "2", "14.0%"]  # the second barrier opens a stretch
+    assert out[6].split()[:4] == ["3", "44.00%", "lg", "40.00%"]
+    assert out[7].split()[:4] == ["1", "30.00%", "barrier", "30.00%"]
+    assert len(out) == 8
+    empty = tmp_path / "empty_src.csv"
+    empty.write_text('"Kernel Name","k"\n')
+    assert "no stall samples" in profile_peers.where_warps_wait(str(empty))

@@ -5,8 +5,9 @@
 #   backends/cuda/tools/profile_vs_peers.sh BUILD_DIR D SEQLEN CAUSAL MODE [IMPLS]
 #   e.g. ... .dev/M2 128 2048 0 bwd fa2,fa2_sm80,flash,cudnn
 # BUILD_DIR holds libfa2.so. Writes $OUT/profile.tgz (the ncu reports' raw
-# CSVs and detail pages; the device tool returns few files, so one archive)
-# and prints the table.
+# CSVs, source pages (SASS with stall samples per line) and detail pages; the
+# device tool returns few files, so one archive) and prints the table, then
+# where each kernel's warps wait (bench/profile_peers.py lines).
 set -uo pipefail
 build=$(cd "${1:?usage: profile_vs_peers.sh BUILD_DIR D SEQLEN CAUSAL MODE [IMPLS]}" && pwd)
 d=${2:?head dim}; seqlen=${3:?seqlen}; causal=${4:?causal 0 or 1}; mode=${5:?fwd or bwd}
@@ -47,8 +48,13 @@ for impl in ${impls//,/ }; do
   fi
   ncu --import "$work/$name.ncu-rep" --page raw --csv > "$work/$name.csv" 2>&1
   ncu --import "$work/$name.ncu-rep" --page details --print-details all > "$work/$name.txt" 2>&1
+  ncu --import "$work/$name.ncu-rep" --page source --csv --print-source sass \
+    > "$work/${name}_src.csv" 2>&1
   rm -f "$work/$name.ncu-rep"
   csvs+=("$work/$name.csv")
 done
 ((${#csvs[@]} > 0)) && python3 "$root/bench/profile_peers.py" compare "${csvs[@]}" | tee "$work/table.txt"
+for csv in "${csvs[@]}"; do
+  python3 "$root/bench/profile_peers.py" lines "${csv%.csv}_src.csv" | tee -a "$work/lines.txt"
+done
 (cd "$out" && tar czf profile.tgz profile && rm -rf profile)
