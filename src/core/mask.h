@@ -15,15 +15,18 @@ FA2_INLINE int min_i(int a, int b) { return a < b ? a : b; }
 FA2_INLINE int max_i(int a, int b) { return a > b ? a : b; }
 FA2_INLINE int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-// Half-open range of row or column indices.
+// Half-open range of indices: of rows or columns (IndexRange), of tiles
+// (BlockRange).
 struct IndexRange {
   int begin;
   int end;
+  FA2_INLINE bool empty() const { return end <= begin; }
   // One unsigned compare: below begin, i - begin wraps past the width.
   FA2_INLINE bool contains(int i) const {
     return static_cast<unsigned>(i - begin) < static_cast<unsigned>(end - begin);
   }
 };
+using BlockRange = IndexRange;
 
 struct Mask {
   int seqlen_q;
@@ -53,13 +56,6 @@ struct Mask {
     const int begin = query_begin(j);
     return {begin, j < seqlen_k ? max_i(begin, query_end(j)) : begin};
   }
-};
-
-// Half-open range of tile indices.
-struct BlockRange {
-  int begin;
-  int end;
-  FA2_INLINE bool empty() const { return end <= begin; }
 };
 
 // The smallest range holding both (what two key blocks walked together visit).
