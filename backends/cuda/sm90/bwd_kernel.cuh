@@ -16,7 +16,8 @@
 // a 64-query block, half the rows of a 128-query one), issued before dK;
 // those go through shared memory into one TMA reduce-add per 32 columns
 // on the fp32 accumulator while dK runs (no per-thread atomics; rows past
-// the sequence are skipped by the TMA).
+// the sequence are skipped by the TMA), issued by the producer's second
+// warp, so that no consumer waits for the TMA to read the tile.
 #pragma once
 
 #include <cstdint>
@@ -59,7 +60,11 @@ struct BwdKernel {
   static constexpr uint32_t kDqOffset = kDsOffset + 2 * kDsBytes;
   static constexpr uint32_t kStatsOffset = kDqOffset + kDqBytes;
   static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * 2 * kStatsBytes;
-  static constexpr int kSmemBytes = kBarrierOffset + Loads::kBarrierBytes + 1024;
+  // After the loads' barriers: per consumer warpgroup, dq_full (its 128
+  // threads have stored the block's dQ tile) and dq_free (the writer's
+  // reduce-add has read it).
+  static constexpr uint32_t kDqBarrierOffset = kBarrierOffset + Loads::kBarrierBytes;
+  static constexpr int kSmemBytes = kDqBarrierOffset + 2 * 8 * kConsumers + 1024;
   // 128-query blocks need 240 registers a consumer thread (232 spilled 56
   // bytes), so the producer gets 24; 64-query blocks keep 40 (24 spilled in
   // an earlier producer loop).
@@ -69,13 +74,6 @@ struct BwdKernel {
   // final (their 64 fp32 a thread each next to the packed fragments would
   // not fit), and dV issued after both.
   static constexpr bool kPackAfterDp = kBlockM == 128;
-  // Where thread 0 waits for the reduction of the block before to finish
-  // reading the dQ tile: with columns split (d128) at the dS exchange,
-  // late in the block (H200 2026-11-29 23:40, against the block's start:
-  // 4k 476 -> 485 TFLOP/s, 16k 487 -> 496, causal 16k 465 -> 480, within
-  // 0.5% below 4k); with rows split (d64) at the block's start (at the
-  // exchange it lost 1-2% from 2k).
-  static constexpr bool kDqReadWaitAtExchange = !kDqByRows;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
                 "setmaxnreg would oversubscribe the register file");
   static_assert(kConsumers == 2 && (kBlockM == 64 || kBlockM == 128) && kHeadDim % 64 == 0 &&
@@ -124,12 +122,48 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     return;
   }
 
-  if (tid == 0) loads.init();
+  const uint32_t bar_dq = sK + K::kDqBarrierOffset;
+  auto dq_full = [&](int w) { return bar_dq + 8u * w; };
+  auto dq_free = [&](int w) { return bar_dq + 8u * (kConsumers + w); };
+  // Warpgroup w's dQ: rows from dq_row0_of(w) of the block, columns from
+  // dq_col0_of(w) (those of K, read MN-major, within the 64-column chunks).
+  auto dq_row0_of = [](int w) { return K::kDqByRows ? 64 * w : 0; };
+  auto dq_col0_of = [](int w) { return K::kDqByRows ? 0 : w * K::kDqCols; };
+  if (tid == 0) {
+    loads.init();
+    for (int w = 0; w < kConsumers; ++w) {
+      mbar_init(dq_full(w), 128);
+      mbar_init(dq_free(w), 1);
+    }
+    mbar_init_fence();
+  }
   __syncthreads();
 
   if (tid < 128) {  // ---------------------------------------------- producer
     regs_release<K::kProducerRegs>();
     if (tid == 0) loads.produce(maps, item, key0, num_iters, m_block_of, head_of);
+    // The dQ writer, a warp of its own (FlashAttention-3's arrangement): per
+    // block, each consumer warpgroup's tile once stored goes to the fp32
+    // accumulator in one TMA reduce-add per 32 columns; once the TMA has
+    // read it the tile is free again. (Issued by the consumers' warp 0, the
+    // reduce-adds and the wait for their reads kept the warpgroup's other
+    // warps at the next barrier: 10% of the d128 samples, ncu 2026-11-30.)
+    if (tid == 32) {
+      for (int it = 0; it < num_iters; ++it) {
+        const int row0 = m_block_of(it) * kBlockM, head = head_of(it);
+        for (int w = 0; w < kConsumers; ++w) {
+          mbar_wait(dq_full(w), it & 1);
+          for (int c = dq_col0_of(w) / 32; c < (dq_col0_of(w) + K::kDqCols) / 32; ++c)
+            tma_reduce_add_4d(maps.dq_accum,
+                              sdQ + (c * kBlockM + dq_row0_of(w)) * kSwizzleRowBytes, 32 * c,
+                              row0 + dq_row0_of(w), head, item.batch);
+        }
+        bulk_commit();
+        bulk_wait_read();
+        for (int w = 0; w < kConsumers; ++w) mbar_arrive(dq_free(w));
+      }
+      bulk_wait();  // every reduce-add complete before the CTA exits
+    }
     return;
   }
 
@@ -139,10 +173,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
   const int key_row = 64 * wg + 16 * warp + group;  // + 8 h: this thread's keys in the block
   const uint32_t sK_wg = sK + 64 * wg * kSwizzleRowBytes, sV_wg = sV + 64 * wg * kSwizzleRowBytes;
-  // This warpgroup's dQ: rows from dq_row0, columns from dq_col0 (those of K,
-  // read MN-major, within the 64-column chunks).
-  const int dq_row0 = K::kDqByRows ? 64 * wg : 0;
-  const int dq_col0 = K::kDqByRows ? 0 : wg * K::kDqCols;
+  const int dq_row0 = dq_row0_of(wg), dq_col0 = dq_col0_of(wg);
   const uint32_t sK_dq = sK + (dq_col0 / 64) * kBlockN * kSwizzleRowBytes + (dq_col0 % 64) * 2;
 
   float dk_acc[kHeadDim / 2], dv_acc[kHeadDim / 2];
@@ -199,8 +230,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   fetch_stats(0);  // block 0's
 
   // The epilogue of a block's dQ: registers to the tile in shared memory,
-  // swizzled like the TMA's 128-byte boxes, then one TMA reduce-add per 32
-  // columns, while the block's dK is on the tensor cores. (Every wgmma is
+  // swizzled like the TMA's 128-byte boxes, once the writer's reduce-add of
+  // the block before has read it; the writer (producer warp 1) then adds it
+  // to the fp32 accumulator while the block's dK is on the tensor cores. (Every wgmma is
   // waited for within its iteration: ptxas serialises all of them when one
   // is left running across the loop's back edge, warning C7514.)
   // Rows are queries dq_row0 + 16 warp + group + 8 h of the block (row % 8
@@ -213,7 +245,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const uint32_t sdQ_thread = sdQ + (dq_col0 / 32) * kBlockM * kSwizzleRowBytes +
                               (dq_row0 + 16 * warp + group) * kSwizzleRowBytes + (in_quad % 2) * 8;
   const uint32_t chunk_xor = group ^ (odd_group ? 4u : 0u);  // 2 (j ^ 2) = 2 j ^ 4
-  auto store_dq = [&](int row0, int head) {
+  auto store_dq = [&](int it) {
+    if (it > 0) mbar_wait(dq_free(wg), (it - 1) & 1);
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
@@ -225,16 +258,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
                          odd_group ? dq[4 * j_odd + 2 * h] : dq[4 * j + 2 * h],
                          odd_group ? dq[4 * j_odd + 2 * h + 1] : dq[4 * j + 2 * h + 1]);
       }
-    fence_smem_to_async();
-    named_barrier_sync(2 + wg, 128);
-    if (tid % 128 == 0) {
-      for (int c = dq_col0 / 32; c < (dq_col0 + K::kDqCols) / 32; ++c)
-        tma_reduce_add_4d(maps.dq_accum,
-                          sdQ + (c * kBlockM + dq_row0) * kSwizzleRowBytes, 32 * c,
-                          row0 + dq_row0, head, item.batch);
-      bulk_commit();
-    }
-    __syncwarp();
+    fence_smem_to_async();  // each thread's stores, before the TMA reads them
+    mbar_arrive(dq_full(wg));
   };
 
   mbar_wait(bar_kv, 0);
@@ -256,10 +281,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     wgmma_commit();
 
     // While the GEMMs run, one barrier per block: this block's lse and D
-    // (fetched one block ahead) have landed, everyone is done reading the
-    // buffer the next fetch overwrites and, unless kDqReadWaitAtExchange,
-    // the reduction before has finished reading the dQ tile.
-    if (!K::kDqReadWaitAtExchange && tid % 128 == 0) bulk_wait_read();
+    // (fetched one block ahead) have landed and everyone is done reading the
+    // buffer the next fetch overwrites.
     cp_async_wait<0>();
     named_barrier_sync(2 + wg, 128);
     if (it + 1 < num_iters) fetch_stats((it + 1) % 2);
@@ -320,10 +343,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // epilogue runs while dK is on the tensor cores. dS^T is
     // double-buffered: the barrier of query block it also means both
     // warpgroups are done with the dQ of block it - 1, whose buffer block
-    // it + 1 reuses (and, with kDqReadWaitAtExchange, that block it - 1's
-    // reduction has finished reading the dQ tile store_dq overwrites).
+    // it + 1 reuses.
     fence_smem_to_async();
-    if (K::kDqReadWaitAtExchange && tid % 128 == 0) bulk_wait_read();
     named_barrier_sync(1, 128 * kConsumers);
     wgmma_fence();
     wgmma_chain_ss<T, K::kDqCols, kBlockN / 16, 1, 1>(
@@ -333,7 +354,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     wgmma_commit();
     wgmma_wait<1>();
     pin_registers(dq);
-    store_dq(row0, head);
+    store_dq(it);
     wgmma_wait<0>();
     pin_registers(dk_acc);
     pin_registers(dv_acc);
@@ -341,7 +362,6 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     pin_registers(dst_frag);
     release(loads.empty(stage));
   }
-  if (tid % 128 == 0) bulk_wait();  // the reductions read shared memory until done
 
   // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.
 #pragma unroll
