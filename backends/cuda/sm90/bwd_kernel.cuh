@@ -51,15 +51,14 @@ struct BwdKernel {
   static constexpr uint32_t kQBytes = Loads::kQBytes;  // Q or dO tile
   static constexpr uint32_t kDsBytes = kBlockN * kBlockM * sizeof(T);  // dS^T tile
   static constexpr uint32_t kDqBytes = kBlockM * kHeadDim * 4;         // fp32 dQ tile
-  static constexpr uint32_t kStatsBytes = 2 * kBlockM * 4;             // lse and D
   // [K][V][Q x kStages][dO x kStages][dS^T x 2][dQ]
-  // [lse and D: per consumer, 2 buffers (by block parity)][barriers]
+  // [lse and D x kStages][barriers]
   static constexpr uint32_t kQOffset = 2 * kKVBytes;
   static constexpr uint32_t kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr uint32_t kDsOffset = kDoOffset + kStages * kQBytes;
   static constexpr uint32_t kDqOffset = kDsOffset + 2 * kDsBytes;
   static constexpr uint32_t kStatsOffset = kDqOffset + kDqBytes;
-  static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * 2 * kStatsBytes;
+  static constexpr uint32_t kBarrierOffset = kStatsOffset + kStages * Loads::kStatsBytes;
   // After the loads' barriers: per consumer warpgroup, dq_full (its 128
   // threads have stored the block's dQ tile) and dq_free (the writer's
   // reduce-add has read it).
@@ -98,7 +97,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const uint32_t sQ = sK + K::kQOffset, sdO = sK + K::kDoOffset, sdS = sK + K::kDsOffset;
   const uint32_t sdQ = sK + K::kDqOffset;  // 32-column chunks of [kBlockM][128 bytes]
   const uint32_t bar_kv = sK + K::kBarrierOffset;
-  const typename K::Loads loads{sK, sV, sQ, sdO, bar_kv};
+  const typename K::Loads loads{sK, sV, sQ, sdO, sK + K::kStatsOffset, bar_kv};
 
   const int tid = threadIdx.x;
   const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x, sm90_bwd_cache_bytes(kHeadDim));
@@ -141,7 +140,11 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
   if (tid < 128) {  // ---------------------------------------------- producer
     regs_release<K::kProducerRegs>();
-    if (tid == 0) loads.produce(maps, item, key0, num_iters, m_block_of, head_of);
+    if (tid == 0)
+      loads.produce(maps, item, key0, num_iters, m_block_of, head_of, [&](int it) {
+        return scratch.block_stats +
+               block_stat_index(p, item.batch, head_of(it), m_block_of(it) * kBlockM);
+      });
     // The dQ writer, a warp of its own (FlashAttention-3's arrangement): per
     // block, each consumer warpgroup's tile once stored goes to the fp32
     // accumulator in one TMA reduce-add per 32 columns; once the TMA has
@@ -196,10 +199,6 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 #pragma unroll
     for (int kk = 0; kk < kBlockM / 16; ++kk) pack_step(frag, a, kk);
   };
-  auto release = [&](uint32_t bar) {
-    __syncwarp();
-    if (lane == 0) mbar_arrive(bar);
-  };
   const FastExp2 exp2;
   // Where accumulator column c's query finds its lse (D is kStatBlockRows
   // further) in the block's stats: one pair per kStatBlockRows queries.
@@ -208,26 +207,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     return (base / kStatBlockRows) * 2 * kStatBlockRows + base % kStatBlockRows + 2 * in_quad +
            c % 2;
   };
-  // lse (log2 units) and D of the next block in the loop's order (query
-  // blocks of one head, then the next head): one float per thread, from the
-  // D kernel's padded pairs (BwdScratch::block_stats: no bounds to check),
-  // into buffer `parity`. The source moves by increments: per-thread index
-  // arithmetic here costs the issue slots the GEMMs' epilogues need.
-  float *const stats_wg =
-      reinterpret_cast<float *>(smem_base + K::kStatsOffset + wg * 2 * K::kStatsBytes);
-  const float *stats_head = scratch.block_stats + block_stat_index(p, item.batch, head_of(0), 0);
-  int stats_m_block = blocks.begin;
-  auto fetch_stats = [&](int parity) {
-    load_floats_async<2 * kBlockM, 128>(smem_address(stats_wg + parity * 2 * kBlockM),
-                                        stats_head + stats_m_block * 2 * kBlockM, 2 * kBlockM,
-                                        tid % 128);
-    cp_async_commit();
-    if (++stats_m_block == blocks.end) {
-      stats_m_block = blocks.begin;
-      stats_head += block_stat_head_blocks(p) * 2 * kStatBlockRows;
-    }
-  };
-  fetch_stats(0);  // block 0's
+  // lse (log2 units) and D of the stage's block, loaded with its Q.
+  const float *const stats = reinterpret_cast<const float *>(smem_base + K::kStatsOffset);
 
   // The epilogue of a block's dQ: registers to the tile in shared memory,
   // swizzled like the TMA's 128-byte boxes, once the writer's reduce-add of
@@ -269,7 +250,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     const uint32_t sQ_i = sQ + stage * K::kQBytes, sdO_i = sdO + stage * K::kQBytes;
     const uint32_t sdS_i = sdS + (it % 2) * K::kDsBytes;
     // lse, then D, of each kStatBlockRows queries of the block.
-    const float *lse_i = stats_wg + (it % 2) * 2 * kBlockM;
+    const float *lse_i = stats + stage * 2 * kBlockM;
     const float *delta_i = lse_i + kStatBlockRows;
     mbar_wait(loads.full(stage), (it / kStages) & 1);
 
@@ -279,13 +260,6 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     wgmma_commit();
     wgmma_chain_ss<T, kBlockM, kHeadDim / 16>(dpt, sV_wg, kBlockN, sdO_i, kBlockM);
     wgmma_commit();
-
-    // While the GEMMs run, one barrier per block: this block's lse and D
-    // (fetched one block ahead) have landed and everyone is done reading the
-    // buffer the next fetch overwrites.
-    cp_async_wait<0>();
-    named_barrier_sync(2 + wg, 128);
-    if (it + 1 < num_iters) fetch_stats((it + 1) % 2);
 
     // P^T while dP^T is still on the tensor cores. Rows past the sequence
     // (lse = D = 0, Q = dO = 0 from the TMA) get finite P and dS = 0: they
@@ -360,7 +334,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     pin_registers(dv_acc);
     pin_registers(pt_frag);
     pin_registers(dst_frag);
-    release(loads.empty(stage));
+    mbar_arrive(loads.empty(stage));
   }
 
   // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.

@@ -14,10 +14,14 @@ namespace fa2::cuda::sm90 {
 
 // The loads of one CTA: K and V of its key block once (on bar_kv), then Q
 // and dO of every iteration through a kStages ring, each stage a pair of
-// mbarriers (full: the TMA's bytes have landed; empty: every consumer warp
-// is done with the stage). With kDoStages < kStages, dO has a ring (and
-// barriers) of its own, so that its stage can be released before Q's.
-// Tiles are 128-byte-swizzled column chunks.
+// mbarriers (full: the TMA's bytes have landed; empty: every consumer
+// thread is done with the stage). With kDoStages < kStages, dO has a ring
+// (and barriers, released per warp) of its own, so that its stage can be
+// released before Q's.
+// Tiles are 128-byte-swizzled column chunks. The query block's lse and D
+// (BwdScratch::block_stats: contiguous, padded, so one bulk copy) come with
+// its Q, into the stage's stats buffer: the consumers neither fetch them
+// nor need a barrier of their own before reading them.
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kStages, int kConsumers,
           int kDoStages = kStages>
 struct BwdLoads {
@@ -25,8 +29,9 @@ struct BwdLoads {
   static constexpr bool kDoApart = kDoStages != kStages;
   static constexpr uint32_t kKVBytes = kBlockN * kHeadDim * sizeof(T);
   static constexpr uint32_t kQBytes = kBlockM * kHeadDim * sizeof(T);  // Q or dO tile
+  static constexpr uint32_t kStatsBytes = 2 * kBlockM * sizeof(float);  // lse and D
   static constexpr uint32_t kBarrierBytes = 8 * (1 + 2 * kStages + (kDoApart ? 2 * kDoStages : 0));
-  uint32_t sK, sV, sQ, sdO, bar_kv;
+  uint32_t sK, sV, sQ, sdO, sStats, bar_kv;
 
   __device__ uint32_t full(int stage) const { return bar_kv + 8u * (1 + stage); }
   __device__ uint32_t empty(int stage) const { return bar_kv + 8u * (1 + kStages + stage); }
@@ -40,7 +45,9 @@ struct BwdLoads {
     mbar_init(bar_kv, 1);
     for (int s = 0; s < kStages; ++s) {
       mbar_init(full(s), 1);                 // the TMA thread
-      mbar_init(empty(s), 4 * kConsumers);   // one arrival per consumer warp
+      // Every consumer thread arrives: the stats are read by ordinary loads,
+      // and an arrive releases only its own thread's reads.
+      mbar_init(empty(s), 128 * kConsumers);
     }
     for (int s = 0; kDoApart && s < kDoStages; ++s) {
       mbar_init(do_full(s), 1);
@@ -50,11 +57,12 @@ struct BwdLoads {
   }
 
   // The producer's one thread; iteration `it` loads query block
-  // m_block_of(it) of query head head_of(it). extra_kv(bar_kv) may add
-  // extra_kv_bytes of loads of its own to the K / V barrier.
-  template <class MBlockOf, class HeadOf, class ExtraKv>
+  // m_block_of(it) of query head head_of(it), whose stats start at
+  // stats_of(it). extra_kv(bar_kv) may add extra_kv_bytes of loads of its
+  // own to the K / V barrier.
+  template <class MBlockOf, class HeadOf, class StatsOf, class ExtraKv>
   __device__ void produce(const TmaMaps &maps, const core::BwdItem &item, int key0,
-                          int num_iters, MBlockOf m_block_of, HeadOf head_of,
+                          int num_iters, MBlockOf m_block_of, HeadOf head_of, StatsOf stats_of,
                           uint32_t extra_kv_bytes, ExtraKv extra_kv) const {
     mbar_arrive_expect_tx(bar_kv, 2 * kKVBytes + extra_kv_bytes);
     for (int c = 0; c < kChunks; ++c) {
@@ -67,7 +75,8 @@ struct BwdLoads {
     for (int it = 0; it < num_iters; ++it) {
       const int stage = it % kStages, row0 = m_block_of(it) * kBlockM, head = head_of(it);
       mbar_wait(empty(stage), ((it / kStages) & 1) ^ 1);
-      mbar_arrive_expect_tx(full(stage), (kDoApart ? 1 : 2) * kQBytes);
+      mbar_arrive_expect_tx(full(stage), (kDoApart ? 1 : 2) * kQBytes + kStatsBytes);
+      bulk_load(sStats + stage * kStatsBytes, stats_of(it), kStatsBytes, full(stage));
       for (int c = 0; c < kChunks; ++c) {
         const uint32_t chunk = c * kBlockM * kSwizzleRowBytes;
         tma_load_4d(sQ + stage * kQBytes + chunk, maps.q, full(stage), 64 * c, row0, head,
@@ -86,10 +95,11 @@ struct BwdLoads {
       }
     }
   }
-  template <class MBlockOf, class HeadOf>
+  template <class MBlockOf, class HeadOf, class StatsOf>
   __device__ void produce(const TmaMaps &maps, const core::BwdItem &item, int key0,
-                          int num_iters, MBlockOf m_block_of, HeadOf head_of) const {
-    produce(maps, item, key0, num_iters, m_block_of, head_of, 0, [](uint32_t) {});
+                          int num_iters, MBlockOf m_block_of, HeadOf head_of,
+                          StatsOf stats_of) const {
+    produce(maps, item, key0, num_iters, m_block_of, head_of, stats_of, 0, [](uint32_t) {});
   }
 };
 

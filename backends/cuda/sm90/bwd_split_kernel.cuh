@@ -1,6 +1,6 @@
 // FlashAttention-2 backward on Hopper for head dims whose dK and dV do not
 // fit one warpgroup's registers (d256: 64 keys x 256 columns x 2 = 256
-// fp32 a thread). Grid, producer, lse / D prefetch and masks as in
+// fp32 a thread). Grid, producer (lse / D with each Q) and masks as in
 // bwd_kernel.cuh; the two consumer warpgroups share one 64-key block and
 // split each GEMM the way its output allows:
 //   S^T  = K Q^T,  dP^T = V dO^T   by queries: warpgroup w takes queries
@@ -57,10 +57,9 @@ struct BwdSplitKernel {
   static constexpr uint32_t kQBytes = Loads::kQBytes;  // Q or dO tile
   static constexpr uint32_t kPartnerKBytes = kKVBytes / kClusterCtas;
   static constexpr uint32_t kPBytes = kBlockN * kBlockM * sizeof(T);   // P^T or dS^T tile
-  static constexpr uint32_t kStatsBytes = 2 * kQueriesPerWg * 4;       // lse and D
   // [K][V][the partner's K, this CTA's dQ columns][Q x kStages][dO]
   // [P^T x 2][dS^T x 2][the partner's dS^T x 2]
-  // [lse and D: per consumer, 2 buffers (by block parity)][barriers: the
+  // [lse and D x kStages][barriers: the
   // loads', then per dS^T buffer: received (full), and the partner done
   // with what this CTA sent (free)]
   static constexpr uint32_t kPartnerKOffset = 2 * kKVBytes;
@@ -70,7 +69,7 @@ struct BwdSplitKernel {
   static constexpr uint32_t kDsOffset = kPOffset + 2 * kPBytes;
   static constexpr uint32_t kDsRecvOffset = kDsOffset + 2 * kPBytes;
   static constexpr uint32_t kStatsOffset = kDsRecvOffset + 2 * kPBytes;
-  static constexpr uint32_t kBarrierOffset = kStatsOffset + kConsumers * 2 * kStatsBytes;
+  static constexpr uint32_t kBarrierOffset = kStatsOffset + kStages * Loads::kStatsBytes;
   static constexpr uint32_t kExchangeBarrierOffset = kBarrierOffset + Loads::kBarrierBytes;
   static constexpr int kSmemBytes = kExchangeBarrierOffset + 4 * 8 + 1024;
   static constexpr int kProducerRegs = 24;
@@ -98,7 +97,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   const uint32_t sP = sK + K::kPOffset, sdS = sK + K::kDsOffset;
   const uint32_t sdS_recv = sK + K::kDsRecvOffset;
   const uint32_t bar_kv = sK + K::kBarrierOffset;
-  const typename K::Loads loads{sK, sV, sQ, sdO, bar_kv};
+  const typename K::Loads loads{sK, sV, sQ, sdO, sK + K::kStatsOffset, bar_kv};
   // Per dS^T buffer b: recv_full(b), this CTA's copy of the partner's tile
   // landed; send_free(b), the partner is done with the tile sent to it.
   auto recv_full = [&](int b) { return sK + K::kExchangeBarrierOffset + 8u * b; };
@@ -144,7 +143,12 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   if (tid < 128) {  // ---------------------------------------------- producer
     regs_release<K::kProducerRegs>();
     if (tid == 0)
-      loads.produce(maps, item, key0, num_iters, m_block_of, head_of, K::kPartnerKBytes,
+      loads.produce(maps, item, key0, num_iters, m_block_of, head_of,
+                    [&](int it) {
+                      return scratch.block_stats +
+                             block_stat_index(p, item.batch, head_of(it), m_block_of(it) * kBlockM);
+                    },
+                    K::kPartnerKBytes,
                     [&](uint32_t bar) {  // the partner's K, this CTA's dQ columns
                       for (int c = 0; c < kHeadDim / 2 / 64; ++c)
                         tma_load_4d(sK_partner + c * kBlockN * kSwizzleRowBytes, maps.k, bar,
@@ -185,27 +189,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     if (lane == 0) mbar_arrive(bar);
   };
   const FastExp2 exp2;
-  // lse (log2 units) and D of this warpgroup's 32 queries of the next block
-  // in the loop's order, fetched one block ahead as in bwd_kernel.cuh.
-  float *const stats_wg =
-      reinterpret_cast<float *>(smem_base + K::kStatsOffset + wg * 2 * K::kStatsBytes);
-  const float *stats_head = scratch.block_stats + block_stat_index(p, item.batch, head_of(0), 0);
-  int stats_m_block = blocks.begin;
-  auto fetch_stats = [&](int parity) {
-    const float *block = stats_head + stats_m_block * 2 * kStatBlockRows + query0;
-    float *const dst = stats_wg + parity * 2 * K::kQueriesPerWg;
-    load_floats_async<K::kQueriesPerWg, 128>(smem_address(dst), block, K::kQueriesPerWg,
-                                             tid % 128);
-    load_floats_async<K::kQueriesPerWg, 128>(smem_address(dst + K::kQueriesPerWg),
-                                             block + kStatBlockRows, K::kQueriesPerWg,
-                                             tid % 128);
-    cp_async_commit();
-    if (++stats_m_block == blocks.end) {
-      stats_m_block = blocks.begin;
-      stats_head += block_stat_head_blocks(p) * 2 * kStatBlockRows;
-    }
-  };
-  fetch_stats(0);
+  // lse (log2 units) and D of the stage's block, loaded with its Q.
+  const float *const stats = reinterpret_cast<const float *>(smem_base + K::kStatsOffset);
 
   // [key][query] tile, 128-byte rows, 16-byte units ^ key % 8, as b16. Two
   // query units j, j + 1 of both key halves are four 8 x 8 matrices (keys
@@ -232,8 +217,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     const int row0 = m_block * kBlockM;
     const uint32_t sQ_i = sQ + stage * K::kQBytes;
     const uint32_t sP_i = sP + buf * K::kPBytes, sdS_i = sdS + buf * K::kPBytes;
-    const float *lse_i = stats_wg + buf * 2 * K::kQueriesPerWg;
-    const float *delta_i = lse_i + K::kQueriesPerWg;
+    const float *lse_i = stats + stage * 2 * kBlockM + query0;  // this warpgroup's queries
+    const float *delta_i = lse_i + kStatBlockRows;
 
     // S^T = K Q^T and dP^T = V dO^T for this warpgroup's queries.
     const uint32_t q_rows = query0 * kSwizzleRowBytes;
@@ -245,12 +230,6 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     wgmma_fence();  // (after a wait loop ptxas wants one before the next wgmma)
     wgmma_chain_ss<T, K::kQueriesPerWg, kHeadDim / 16>(dpt, sV, kBlockN, sdO + q_rows, kBlockM);
     wgmma_commit();
-
-    // While they run: this block's lse and D have landed, and everyone is
-    // done with the buffer the next fetch overwrites.
-    cp_async_wait<0>();
-    named_barrier_sync(2 + wg, 128);
-    if (it + 1 < num_iters) fetch_stats((it + 1) % 2);
 
     // P^T (rows past the sequence: lse = D = 0, Q = dO = 0 from the TMA,
     // so finite P and dS = 0; their dQ rows are not added).
@@ -358,7 +337,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     wgmma_wait<0>();
     pin_registers(dk_acc);
     pin_registers(dv_acc);
-    release(loads.empty(stage));
+    mbar_arrive(loads.empty(stage));
   }
   if (sender) bulk_wait_read();  // the last tile sent has left this CTA's shared memory
 

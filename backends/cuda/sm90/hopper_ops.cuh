@@ -99,6 +99,14 @@ __device__ inline void tma_load_4d(uint32_t dst, const CUtensorMap &map, uint32_
       "l"(reinterpret_cast<uint64_t>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
       : "memory");
 }
+// `bytes` (a multiple of 16; both addresses 16-byte aligned) from global
+// into shared memory, completing on `bar`.
+__device__ inline void bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+      ::"r"(dst), "l"(src), "r"(bytes), "r"(bar)
+      : "memory");
+}
 // shared -> global element-wise add of one box (fp32 here), asynchronous,
 // tracked by bulk groups of the issuing thread; out-of-bounds parts of the
 // box are skipped.
