@@ -64,6 +64,7 @@ struct BwdKernel {
   // reduce-add has read it).
   static constexpr uint32_t kDqBarrierOffset = kBarrierOffset + Loads::kBarrierBytes;
   static constexpr int kSmemBytes = kDqBarrierOffset + 2 * 8 * kConsumers + 1024;
+  static_assert(kSmemBytes <= kMaxSmemBytes, "over the H100 / H200's shared memory per block");
   // 128-query blocks need 240 registers a consumer thread (232 spilled 56
   // bytes), so the producer gets 24; 64-query blocks keep 40 (24 spilled in
   // an earlier producer loop).
