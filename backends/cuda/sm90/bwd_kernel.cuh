@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
   mbar_wait(bar_kv, 0);
   for (int it = 0; it < num_iters; ++it) {
-    const int stage = it % kStages, m_block = m_block_of(it), head = head_of(it);
+    const int stage = it % kStages, m_block = m_block_of(it);
     const int row0 = m_block * kBlockM;
     const uint32_t sQ_i = sQ + stage * K::kQBytes, sdO_i = sdO + stage * K::kQBytes;
     const uint32_t sdS_i = sdS + (it % 2) * K::kDsBytes;
