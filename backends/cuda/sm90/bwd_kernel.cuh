@@ -6,7 +6,8 @@
 // every query head of the GQA group and every query block that sees its
 // keys (core::query_blocks), so dK and dV stay in registers and need no
 // atomics. Warpgroup 0 produces: one thread issues the TMA loads (K, V
-// once; Q and dO per query block through a kStages ring). Each consumer
+// once; Q, dO and the block's lse / D per query block through a kStages
+// ring), another warp the dQ reduce-adds (below). Each consumer
 // warpgroup owns 64 keys and, per query block, computes
 //   S^T  = K Q^T,   dP^T = V dO^T                 (from shared memory)
 //   P^T  = exp2(S^T c - lse),  dS^T = P^T (dP^T - D)   (in registers)
