@@ -31,7 +31,6 @@
 #include "core/online_softmax.h"
 #include "core/work.h"
 #include "sm80/bwd_scratch.h"
-#include "sm80/smem_tile.cuh"
 #include "sm80/tile_ops.cuh"
 #include "sm90/bwd_loads.cuh"
 #include "sm90/hopper_ops.cuh"
