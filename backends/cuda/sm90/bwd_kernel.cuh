@@ -142,10 +142,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   if (tid < 128) {  // ---------------------------------------------- producer
     regs_release<K::kProducerRegs>();
     if (tid == 0)
-      loads.produce(maps, item, key0, num_iters, m_block_of, head_of, [&](int it) {
-        return scratch.block_stats +
-               block_stat_index(p, item.batch, head_of(it), m_block_of(it) * kBlockM);
-      });
+      loads.produce(p, maps, scratch.block_stats, item, key0, num_iters, m_block_of, head_of);
     // The dQ writer, a warp of its own (FlashAttention-3's arrangement): per
     // block, each consumer warpgroup's tile once stored goes to the fp32
     // accumulator in one TMA reduce-add per 32 columns; once the TMA has

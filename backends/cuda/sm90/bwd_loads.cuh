@@ -8,6 +8,7 @@
 #include "core/mask.h"
 #include "core/params.h"
 #include "core/work.h"
+#include "sm80/bwd_scratch.h"
 #include "sm90/hopper_ops.cuh"
 
 namespace fa2::cuda::sm90 {
@@ -57,12 +58,13 @@ struct BwdLoads {
   }
 
   // The producer's one thread; iteration `it` loads query block
-  // m_block_of(it) of query head head_of(it), whose stats start at
-  // stats_of(it). extra_kv(bar_kv) may add extra_kv_bytes of loads of its
-  // own to the K / V barrier.
-  template <class MBlockOf, class HeadOf, class StatsOf, class ExtraKv>
-  __device__ void produce(const TmaMaps &maps, const core::BwdItem &item, int key0,
-                          int num_iters, MBlockOf m_block_of, HeadOf head_of, StatsOf stats_of,
+  // m_block_of(it) of query head head_of(it) (its stats from block_stats).
+  // extra_kv(bar_kv) may add extra_kv_bytes of loads of its own to the K / V
+  // barrier.
+  template <class MBlockOf, class HeadOf, class ExtraKv>
+  __device__ void produce(const core::AttnParams &p, const TmaMaps &maps,
+                          const float *block_stats, const core::BwdItem &item, int key0,
+                          int num_iters, MBlockOf m_block_of, HeadOf head_of,
                           uint32_t extra_kv_bytes, ExtraKv extra_kv) const {
     mbar_arrive_expect_tx(bar_kv, 2 * kKVBytes + extra_kv_bytes);
     for (int c = 0; c < kChunks; ++c) {
@@ -76,7 +78,9 @@ struct BwdLoads {
       const int stage = it % kStages, row0 = m_block_of(it) * kBlockM, head = head_of(it);
       mbar_wait(empty(stage), ((it / kStages) & 1) ^ 1);
       mbar_arrive_expect_tx(full(stage), (kDoApart ? 1 : 2) * kQBytes + kStatsBytes);
-      bulk_load(sStats + stage * kStatsBytes, stats_of(it), kStatsBytes, full(stage));
+      bulk_load(sStats + stage * kStatsBytes,
+                block_stats + block_stat_index(p, item.batch, head, row0), kStatsBytes,
+                full(stage));
       for (int c = 0; c < kChunks; ++c) {
         const uint32_t chunk = c * kBlockM * kSwizzleRowBytes;
         tma_load_4d(sQ + stage * kQBytes + chunk, maps.q, full(stage), 64 * c, row0, head,
@@ -95,11 +99,12 @@ struct BwdLoads {
       }
     }
   }
-  template <class MBlockOf, class HeadOf, class StatsOf>
-  __device__ void produce(const TmaMaps &maps, const core::BwdItem &item, int key0,
-                          int num_iters, MBlockOf m_block_of, HeadOf head_of,
-                          StatsOf stats_of) const {
-    produce(maps, item, key0, num_iters, m_block_of, head_of, stats_of, 0, [](uint32_t) {});
+  template <class MBlockOf, class HeadOf>
+  __device__ void produce(const core::AttnParams &p, const TmaMaps &maps,
+                          const float *block_stats, const core::BwdItem &item, int key0,
+                          int num_iters, MBlockOf m_block_of, HeadOf head_of) const {
+    produce(p, maps, block_stats, item, key0, num_iters, m_block_of, head_of, 0,
+            [](uint32_t) {});
   }
 };
 

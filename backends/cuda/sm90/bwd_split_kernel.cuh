@@ -142,11 +142,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   if (tid < 128) {  // ---------------------------------------------- producer
     regs_release<K::kProducerRegs>();
     if (tid == 0)
-      loads.produce(maps, item, key0, num_iters, m_block_of, head_of,
-                    [&](int it) {
-                      return scratch.block_stats +
-                             block_stat_index(p, item.batch, head_of(it), m_block_of(it) * kBlockM);
-                    },
+      loads.produce(p, maps, scratch.block_stats, item, key0, num_iters, m_block_of, head_of,
                     K::kPartnerKBytes,
                     [&](uint32_t bar) {  // the partner's K, this CTA's dQ columns
                       for (int c = 0; c < kHeadDim / 2 / 64; ++c)
