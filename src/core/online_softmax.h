@@ -27,7 +27,47 @@ struct ThreadRowReduce {
   FA2_INLINE float sum(float x) const { return x; }
 };
 
-FA2_INLINE float fmax_f(float a, float b) { return a > b ? a : b; }
+// On a GPU fmaxf is one instruction; the compare-and-select form would be
+// two, a compare then a select waiting on its predicate. Host compilers
+// vectorise the select form.
+FA2_INLINE float fmax_f(float a, float b) {
+#if FA2_DEVICE_PASS
+  return fmaxf(a, b);
+#else
+  return a > b ? a : b;
+#endif
+}
+
+struct MaxOp {
+  FA2_INLINE float operator()(float a, float b) const { return fmax_f(a, b); }
+};
+struct SumOp {
+  FA2_INLINE float operator()(float a, float b) const { return a + b; }
+};
+
+// A row's max or sum as kChains independent chains over its kCols values,
+// combined pairwise at the end. One chain is the plain left-to-right loop.
+// More give a GPU thread shorter dependency chains: its softmax then ends
+// sooner, which pays where the warp waits on it, but changes how the
+// instructions interleave with the rest (measured per kernel: the callers'
+// tile plans say which they take).
+template <int kChains, int kCols, class Op>
+FA2_INLINE float fold_row(const float (&values)[kCols], Op op) {
+  constexpr int kParts = kCols < kChains ? kCols : kChains;
+  float part[kParts];
+FA2_UNROLL
+  for (int i = 0; i < kParts; ++i) part[i] = values[i];
+FA2_UNROLL
+  for (int c0 = kParts; c0 < kCols; c0 += kParts)
+FA2_UNROLL
+    for (int i = 0; i < kParts; ++i)
+      if (c0 + i < kCols) part[i] = op(part[i], values[c0 + i]);
+FA2_UNROLL
+  for (int stride = 1; stride < kParts; stride *= 2)
+FA2_UNROLL
+    for (int i = 0; i + stride < kParts; i += 2 * stride) part[i] = op(part[i], part[i + stride]);
+  return part[0];
+}
 
 // exp2 used by the softmax. A backend whose compiler cannot vectorise the
 // libm call (the CPU) passes its own functor with the same contract:
@@ -50,26 +90,21 @@ FA2_INLINE float max_scaled(float row_max, float scale_log2) {
 // One key block. On entry `scores` hold raw q.k (invisible ones -inf); on
 // exit they hold the unnormalised probabilities p = exp2(s*c - max*c).
 // Returns the factor by which the caller rescales its output accumulator.
-template <int kCols, class RowReduce, class Exp2 = StdExp2>
+// kChains: fold_row.
+template <int kCols, int kChains = 1, class RowReduce, class Exp2 = StdExp2>
 FA2_INLINE float online_softmax_step(float (&scores)[kCols], RowState &row, float scale_log2,
                                      const RowReduce &reduce, const Exp2 &exp2 = Exp2{}) {
-  float block_max = -INFINITY;
-FA2_UNROLL
-  for (int c = 0; c < kCols; ++c) block_max = fmax_f(block_max, scores[c]);
+  const float block_max = fold_row<kChains>(scores, MaxOp{});
   const float new_max = reduce.max(fmax_f(row.row_max, block_max));
   const float shift = max_scaled(new_max, scale_log2);
   // A row that had no visible key has nothing to rescale; exp2(0 - shift)
   // would overflow to inf for very negative scores and turn 0 * inf into NaN.
   const float correction =
       row.row_max == -INFINITY ? 0.f : exp2(row.row_max * scale_log2 - shift);
-  float block_sum = 0.f;
 FA2_UNROLL
-  for (int c = 0; c < kCols; ++c) {
-    scores[c] = exp2(scores[c] * scale_log2 - shift);
-    block_sum += scores[c];
-  }
+  for (int c = 0; c < kCols; ++c) scores[c] = exp2(scores[c] * scale_log2 - shift);
   row.row_max = new_max;
-  row.row_sum = row.row_sum * correction + block_sum;
+  row.row_sum = row.row_sum * correction + fold_row<kChains>(scores, SumOp{});
   return correction;
 }
 

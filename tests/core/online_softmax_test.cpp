@@ -143,5 +143,55 @@ TEST(OnlineSoftmax, Exp2PolicyIsUsed) {
   EXPECT_EQ(block[kCols - 1], 1.f);
 }
 
+// fold_row's chains: the max is the same whatever their number, the sum
+// the same up to rounding, also for widths that are not a multiple of the
+// chain count and widths below it.
+template <int kChains, int kWidth>
+void expect_fold_matches_loop(std::mt19937 &rng) {
+  std::normal_distribution<float> normal;
+  float scores[kWidth], terms[kWidth];
+  float max = -INFINITY;
+  double sum = 0;
+  for (int c = 0; c < kWidth; ++c) {
+    scores[c] = rng() % 4 == 0 ? -INFINITY : 10.f * normal(rng);
+    terms[c] = std::fabs(normal(rng));
+    max = std::fmax(max, scores[c]);
+    sum += terms[c];
+  }
+  EXPECT_EQ(fold_row<kChains>(scores, MaxOp{}), max) << kChains << " chains, " << kWidth;
+  EXPECT_NEAR(fold_row<kChains>(terms, SumOp{}), sum, 1e-5 * sum) << kChains << " chains, " << kWidth;
+}
+
+TEST(OnlineSoftmax, FoldRowChainsAgree) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 50; ++trial) {
+    expect_fold_matches_loop<8, 32>(rng);
+    expect_fold_matches_loop<8, 13>(rng);
+    expect_fold_matches_loop<8, 5>(rng);
+    expect_fold_matches_loop<4, 7>(rng);
+    expect_fold_matches_loop<1, 9>(rng);
+  }
+  const float row[] = {-3.f, 7.f, -INFINITY, 2.f, 7.5f, 0.f, -1.f, 4.f, 6.f, 1.f};
+  EXPECT_EQ(fold_row<8>(row, MaxOp{}), 7.5f);
+  EXPECT_EQ(fold_row<4>(row, MaxOp{}), 7.5f);
+}
+
+// A step with 8 chains gives the probabilities and state of one chain.
+TEST(OnlineSoftmax, StepWithChainsMatchesOneChain) {
+  std::mt19937 rng(9);
+  std::normal_distribution<float> normal;
+  for (int trial = 0; trial < 100; ++trial) {
+    float one[24], eight[24];
+    for (int c = 0; c < 24; ++c) one[c] = eight[c] = rng() % 5 == 0 ? -INFINITY : 4.f * normal(rng);
+    RowState row_one{2.f, 3.f}, row_eight{2.f, 3.f};
+    const float c1 = online_softmax_step<24, 1>(one, row_one, 0.7f, ThreadRowReduce{});
+    const float c8 = online_softmax_step<24, 8>(eight, row_eight, 0.7f, ThreadRowReduce{});
+    EXPECT_EQ(c1, c8);
+    EXPECT_EQ(row_one.row_max, row_eight.row_max);
+    EXPECT_NEAR(row_one.row_sum, row_eight.row_sum, 1e-5f * row_one.row_sum);
+    for (int c = 0; c < 24; ++c) EXPECT_EQ(one[c], eight[c]);
+  }
+}
+
 }  // namespace
 }  // namespace fa2::core

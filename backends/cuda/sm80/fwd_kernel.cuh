@@ -38,6 +38,11 @@ struct FwdKernel {
   // after packing S is dead. One-slab warps have the registers, and the
   // early issue measured 5-10% faster for them (more of the copy hidden).
   static constexpr bool kLateKIssue = kStages == 1 && kSlabs > 1;
+  // The softmax's row max and sum in 8 chains (core::fold_row) at d64:
+  // H200 through FA2_CUDA_PATH=sm80, 2026-11-30 03:38, against one chain
+  // (both with fmaxf), +1..3%; at d128 8 chains cost 4-6% (03:31), d256
+  // neither way.
+  static constexpr int kSoftmaxChains = kHeadDim == 64 ? 8 : 1;
   static_assert(kWarpRows % 16 == 0 && kStages >= 1, "bad forward tile plan");
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using KVTile = SmemTile<kBlockN, kHeadDim>;
@@ -167,7 +172,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     for (int sl = 0; sl < kSlabs; ++sl)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const float correction = core::online_softmax_step<kBlockN / 4>(
+        const float correction = core::online_softmax_step<kBlockN / 4, K::kSoftmaxChains>(
             s[sl][h], row_state[sl][h], p.scale_log2, reduce, FastExp2{});
 #pragma unroll
         for (int c = 0; c < kHeadDim / 4; ++c) o[sl][h][c] *= correction;

@@ -23,11 +23,12 @@
 //                    the accumulators; P, packed to b16 in registers, is the
 //                    A operand of O += P V, whose V is read transposed from
 //                    shared memory. O stays unscaled until the end.
-// S_i and P_{i-1} V_{i-1} are issued together. The source puts the softmax
-// of S_i between the waits for the two, but ptxas hoists the second wait
-// above it (SASS, 2026-11-29): a consumer's softmax overlaps the other
-// consumer's GEMMs, not its own. Forcing the written order was measured
-// slower (backends/cuda/NOTES.md, closing session).
+// S_i and P_{i-1} V_{i-1} are issued together and the softmax of S_i sits
+// between the waits for the two. ptxas would hoist the second wait above
+// it (SASS, 2026-11-29); from d128 on a shared-memory store holds it there
+// (FwdKernel::kOverlapSoftmax), so that a consumer's softmax overlaps its
+// own P V as well as the other consumer's GEMMs. At d64 the hoisted order
+// is faster (backends/cuda/NOTES.md).
 // Key blocks are visited from the last visible one down, so the diagonal
 // (masked) blocks of causal attention come first and the rest are unmasked.
 #pragma once
@@ -56,7 +57,16 @@ struct FwdKernel {
   static constexpr int kQStages =
       2 * kQBytes + 2 * kStages * kKVBytes + 8 * (4 + 4 * kStages) + 1024 <= kMaxSmemBytes ? 2 : 1;
   static constexpr uint32_t kBarriers = kQStages * kQBytes + 2 * kStages * kKVBytes;  // offset
-  static constexpr int kSmemBytes = kBarriers + 8 * (2 * kQStages + 4 * kStages) + 1024;
+  // One 4-byte slot per consumer thread for hold_above_wait.
+  static constexpr uint32_t kHoldSlots = kBarriers + 8 * (2 * kQStages + 4 * kStages);
+  static constexpr int kSmemBytes = kHoldSlots + 4 * 128 * kConsumers + 1024;
+  // From d128 on, the softmax of S_i runs while P_{i-1} V_{i-1} does, held
+  // above the wait for it, with its row max and sum in 8 chains
+  // (core::fold_row). H200, 2026-11-30 03:38, against neither: d128 +3..8%
+  // without a mask, +1..3% with one, d256 -2..+3% (+2..3% from 8k). At d64
+  // the hold cost 4-7% and the 8 chains 3-13% (03:31): one chain, no hold.
+  static constexpr bool kOverlapSoftmax = kHeadDim >= 128;
+  static constexpr int kSoftmaxChains = kOverlapSoftmax ? 8 : 1;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
@@ -243,8 +253,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       }
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        correction[h] = core::online_softmax_step<kBlockN / 4>(scores[h], row_state[h],
-                                                               p.scale_log2, reduce, exp2);
+        correction[h] = core::online_softmax_step<kBlockN / 4, K::kSoftmaxChains>(
+          scores[h], row_state[h], p.scale_log2, reduce, exp2);
     };
     auto pack_p = [&]() {
 #pragma unroll
@@ -271,6 +281,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       pin_registers(s);
       release_k(i);
       softmax(i, correction);
+      if constexpr (K::kOverlapSoftmax)
+        hold_above_wait(sQ + K::kHoldSlots + 4u * (tid - 128),
+                        row_state[0].row_sum + row_state[1].row_sum);
       wgmma_wait<0>();
       pin_registers(o);
       pin_registers(p_frag);

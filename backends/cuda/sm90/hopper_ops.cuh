@@ -175,6 +175,13 @@ __device__ inline void stmatrix_x4(uint32_t row_address, uint32_t r0, uint32_t r
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
 }
+// ptxas hoists a wgmma wait above ordinary instructions that do not need
+// it (SASS, 2026-11-29: the forward's wait for P V landed above the softmax
+// of the next S). It keeps a shared-memory store above the wait, and with
+// it everything the stored value depends on.
+__device__ inline void hold_above_wait(uint32_t smem_slot, float x) {
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(smem_slot), "f"(x) : "memory");
+}
 __device__ inline void fence_smem_to_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }

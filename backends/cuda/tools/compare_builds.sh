@@ -4,6 +4,7 @@
 # reach every build alike, and prints TFLOP/s side by side (CUDA events,
 # fa2_cuda_check bench):
 #   backends/cuda/tools/compare_builds.sh "512,2048,16384" "64,128" DIR_A DIR_B ...
+# (FA2_BENCH_FWD=1: the forward alone.)
 # Each DIR holds libfa2.so.0 (a -DFA2_CUDA_DEV_TOOLS=ON build's, or a copy)
 # and, in DIR or DIR/backends/cuda/tools, fa2_cuda_check.
 set -euo pipefail
@@ -18,7 +19,7 @@ for round in 1 2; do
     check=$dir/fa2_cuda_check
     [[ -x $check ]] || check=$dir/backends/cuda/tools/fa2_cuda_check
     echo "== $dir" >> "$out"
-    LD_LIBRARY_PATH=$dir "$check" bench "$seqlens" "$dims" >> "$out"
+    LD_LIBRARY_PATH=$dir "$check" bench "$seqlens" "$dims" ${FA2_BENCH_FWD:+fwd} >> "$out"
   done
 done
 # Rows: dtype d seq causal fwd_ms fwd_tflops bwd_ms bwd_tflops.
