@@ -7,7 +7,9 @@ FlashAttention-2 paper's grid: `tokens` tokens in total and hidden size
 Same shapes and the same randn values for every implementation (each in
 its own preferred layout: fa2 [b, s, h, d], SDPA [b, h, s, d]); timing with
 triton.testing.do_bench (median) when Triton is present, else CUDA events
-(median after warm-up). FLOPs: forward 4 b h s^2 d (halved when causal),
+(median after warm-up); --rounds N times every implementation N times per
+shape, in rotated orders, and keeps the median round (the clock under the
+H200's power cap drifts). FLOPs: forward 4 b h s^2 d (halved when causal),
 backward 2.5x forward; fwd+bwd = 3.5x forward over the sum of the times.
 A peer that fails on a shape is reported n/a; the run goes on.
 
@@ -62,6 +64,9 @@ def parse_args(argv=None):
     p.add_argument("--hidden", type=int, default=2048)
     p.add_argument("--warmup", type=int, default=25, help="ms of warm-up (do_bench)")
     p.add_argument("--rep", type=int, default=100, help="ms of timed runs (do_bench)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="time every implementation this often per shape, in rotated orders, "
+                        "and report the median round")
     p.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for the JSON (and PNGs)")
     p.add_argument("--plot", action="store_true", help="also draw the PNG charts into --out")
     p.add_argument("--decode", action="store_true", help="the decode grid instead of the paper's")
@@ -208,27 +213,37 @@ def measure_shape(torch, timer, args, index, dtype, d, causal, s, b, h):
     layouts = {"sdpa": [x.clone().requires_grad_(True) for x in base[:3]] + [base[3]],
                "fa2": [x.transpose(1, 2).contiguous().requires_grad_(True) for x in base[:3]]
                + [base[3].transpose(1, 2).contiguous()]}
-    rows, outputs = {}, {}
-    for impl in measurement_order(args.impls, index):
-        q, k, v, dout = layouts["fa2" if impl.startswith("fa2") else "sdpa"]
-        fwd_ms = bwd_ms = None
-        if impl == "fa2_sm80":  # read by the library per call, forward and backward
-            os.environ["FA2_CUDA_PATH"] = "sm80"
-        try:
-            attend = attention_functions(torch, impl)
-            out = attend(q, k, v, causal)
-            outputs[impl] = out.detach().transpose(1, 2) if impl.startswith("fa2") else out.detach()
-            if "fwd" in args.modes:  # with autograd recording, like the anchors
-                fwd_ms = timer(lambda: attend(q, k, v, causal))
-            if "bwd" in args.modes:
-                bwd_ms = timer(lambda: out.backward(dout, retain_graph=True), grad_to_none=[q, k, v])
-            row = make_row(dtype, d, causal, s, b, h, impl, fwd_ms, bwd_ms)
-        except Exception as e:  # a peer without a kernel for this shape: n/a
-            row = make_row(dtype, d, causal, s, b, h, impl, fwd_ms, bwd_ms,
-                           error=(str(e).splitlines() or [type(e).__name__])[0][:160])
-        finally:
-            os.environ.pop("FA2_CUDA_PATH", None)
-        rows[impl] = row
+    outputs, times, errors = {}, {impl: ([], []) for impl in args.impls}, {}
+    # Each round in another order (measurement_order): the clock a run gets
+    # under the power cap drifts by up to 10% within seconds (H200,
+    # 2026-11-30 04:10, the same kernels twice in a row), so several rounds
+    # let each implementation meet the others' conditions.
+    for r in range(args.rounds):
+        for impl in measurement_order(args.impls, index * args.rounds + r):
+            if impl in errors:
+                continue
+            q, k, v, dout = layouts["fa2" if impl.startswith("fa2") else "sdpa"]
+            if impl == "fa2_sm80":  # read by the library per call, forward and backward
+                os.environ["FA2_CUDA_PATH"] = "sm80"
+            try:
+                attend = attention_functions(torch, impl)
+                out = attend(q, k, v, causal)
+                if impl not in outputs:
+                    outputs[impl] = out.detach().transpose(1, 2) if impl.startswith("fa2") else out.detach()
+                if "fwd" in args.modes:  # with autograd recording, like the anchors
+                    times[impl][0].append(timer(lambda: attend(q, k, v, causal)))
+                if "bwd" in args.modes:
+                    times[impl][1].append(timer(lambda: out.backward(dout, retain_graph=True),
+                                                grad_to_none=[q, k, v]))
+            except Exception as e:  # a peer without a kernel for this shape: n/a
+                errors[impl] = (str(e).splitlines() or [type(e).__name__])[0][:160]
+            finally:
+                os.environ.pop("FA2_CUDA_PATH", None)
+    rows = {}
+    for impl, (fwd, bwd) in times.items():
+        fwd_ms = statistics.median(fwd) if fwd else None
+        bwd_ms = statistics.median(bwd) if bwd else None
+        rows[impl] = make_row(dtype, d, causal, s, b, h, impl, fwd_ms, bwd_ms, error=errors.get(impl))
     # fa2's output next to the first peer's, so a timing never hides a wrong result.
     peer = next((i for i in args.impls if not i.startswith("fa2") and i in outputs), None)
     if "fa2" in outputs and peer:
@@ -292,7 +307,8 @@ def main(argv=None):
         sys.exit("sdpa_side_by_side: no CUDA/ROCm device visible to PyTorch")
     timer = Timer(torch, args.warmup, args.rep)
     meta = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-            "cudnn": torch.backends.cudnn.version(), "timing": "do_bench" if timer.do_bench else "cuda events"}
+            "cudnn": torch.backends.cudnn.version(), "timing": "do_bench" if timer.do_bench else "cuda events",
+            "rounds": args.rounds}
     rows = []
     os.makedirs(args.out, exist_ok=True)
     if args.decode:
