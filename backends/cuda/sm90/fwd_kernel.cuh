@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 #pragma unroll
       for (int h = 0; h < 2; ++h)
         correction[h] = core::online_softmax_step<kBlockN / 4, K::kSoftmaxChains>(
-          scores[h], row_state[h], p.scale_log2, reduce, exp2);
+            scores[h], row_state[h], p.scale_log2, reduce, exp2);
     };
     auto pack_p = [&]() {
 #pragma unroll
