@@ -136,10 +136,8 @@ class CudaBackend final : public Backend {
     const BwdScratch scratch{hopper != nullptr ? nullptr : at(layout.delta), at(layout.dq_accum),
                              hopper != nullptr ? at(layout.block_stats) : nullptr};
     if (stat_rows(p) > 0) {
-      // Zeroes the accumulator and, before it, the block statistics' padding.
-      const uint64_t first = hopper != nullptr ? layout.block_stats : layout.dq_accum;
-      FA2_CUDA_CHECK(
-          cudaMemsetAsync(workspace + first, 0, layout.dq_accum + layout.dq_accum_bytes - first, s));
+      // D (with the lse, zero in the padding, for the Hopper kernels), and
+      // the dQ accumulator zeroed.
       status = kernels.bwd_delta(p, scratch, s, why);
       if (status != FA2_SUCCESS) return status;
     }

@@ -125,6 +125,9 @@ FA2_API fa2_status_t fa2_destroy(fa2_handle_t handle);
 /* Detail of the last refused or failed call on this handle ("" if none). */
 FA2_API const char *fa2_last_error(fa2_handle_t handle);
 
+/* The workspace (at least the queried bytes, on the handle's device) is
+ * scratch for one call: its contents on entry do not matter, and the call
+ * may leave anything in it. */
 FA2_API fa2_status_t fa2_fwd_workspace_size(fa2_handle_t handle, const fa2_shape_t *shape,
                                             fa2_dtype_t dtype, const fa2_options_t *options,
                                             size_t *bytes);

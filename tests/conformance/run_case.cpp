@@ -86,14 +86,19 @@ bool is_refusal(fa2_status_t s) {
 }
 
 // Workspace sized by the query; a refused query still makes the call, with
-// no workspace, so that the call's own refusal is checked too.
+// no workspace, so that the call's own refusal is checked too. The
+// workspace starts as all-ones bytes (NaN as floats): a call may not count
+// on what it held.
 template <class Query, class Call>
 fa2_status_t with_workspace(const Session &s, Query query, Call call) {
   size_t bytes = 0;
   const fa2_status_t queried = query(&bytes);
   if (queried != FA2_SUCCESS) bytes = 0;
   std::unique_ptr<DeviceBuffer> workspace;
-  if (bytes > 0) workspace = std::make_unique<DeviceBuffer>(s.memory(), bytes);
+  if (bytes > 0) {
+    workspace = std::make_unique<DeviceBuffer>(s.memory(), bytes);
+    workspace->upload(std::vector<uint8_t>(bytes, 0xff));
+  }
   const fa2_status_t status = call(workspace ? workspace->get() : nullptr, bytes);
   s.memory().synchronize();
   if (queried != FA2_SUCCESS) {

@@ -4,11 +4,13 @@
 namespace fa2::cuda {
 namespace {
 
-// CTAs of kRowKernelThreads for every row's group of row_lanes threads.
-int64_t row_ctas(const core::AttnParams &p, int per_lane) {
-  const int64_t rows = int64_t(p.batch) * p.heads_q * p.seqlen_q;
-  const int64_t rows_per_cta = kRowKernelThreads / row_lanes(p.head_dim, per_lane);
-  return (rows + rows_per_cta - 1) / rows_per_cta;
+// One CTA of kRowKernelThreads per kRowBlock rows of a (batch, head); rows
+// a head: p.seqlen_q, or its block statistics' padded count.
+fa2_status_t row_grid(const core::AttnParams &p, int64_t head_rows, unsigned &row_blocks,
+                      unsigned &grid, std::string &why) {
+  const int64_t blocks = (head_rows + kRowBlock - 1) / kRowBlock;
+  row_blocks = unsigned(blocks);
+  return grid_size(int64_t(p.batch) * p.heads_q * blocks, grid, why);
 }
 
 }  // namespace
@@ -16,10 +18,13 @@ int64_t row_ctas(const core::AttnParams &p, int per_lane) {
 template <class T>
 fa2_status_t launch_bwd_delta(const core::AttnParams &p, const BwdScratch &scratch,
                               cudaStream_t stream, std::string &why) {
-  unsigned grid = 0;
-  const fa2_status_t status = grid_size(row_ctas(p, kDeltaPerLane), grid, why);
+  unsigned row_blocks = 0, grid = 0;
+  const int64_t head_rows = scratch.block_stats != nullptr
+                                ? block_stat_head_blocks(p) * kStatBlockRows
+                                : int64_t(p.seqlen_q);
+  const fa2_status_t status = row_grid(p, head_rows, row_blocks, grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
-  bwd_delta_kernel<T><<<grid, kRowKernelThreads, 0, stream>>>(p, scratch);
+  bwd_delta_kernel<T><<<grid, kRowKernelThreads, 0, stream>>>(p, scratch, row_blocks);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }
@@ -27,10 +32,10 @@ fa2_status_t launch_bwd_delta(const core::AttnParams &p, const BwdScratch &scrat
 template <class T>
 fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const float *dq_accum,
                                    cudaStream_t stream, std::string &why) {
-  unsigned grid = 0;
-  const fa2_status_t status = grid_size(row_ctas(p, kConvertPerLane), grid, why);
+  unsigned row_blocks = 0, grid = 0;
+  const fa2_status_t status = row_grid(p, p.seqlen_q, row_blocks, grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
-  bwd_dq_convert_kernel<T><<<grid, kRowKernelThreads, 0, stream>>>(p, dq_accum);
+  bwd_dq_convert_kernel<T><<<grid, kRowKernelThreads, 0, stream>>>(p, dq_accum, row_blocks);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }

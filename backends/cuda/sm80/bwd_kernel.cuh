@@ -57,6 +57,10 @@ struct BwdKernel {
       2 * KVTile::kBytes + (kStages + 1) * QTile::kBytes + 2 * PTile::kBytes;
   static constexpr int kSmemBytes = kStatsOffset + int(sizeof(float)) * 2 * 2 * kBlockM;
   static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
+  // Q / dO tiles wholly inside the sequence skip load_tile_async's per-row
+  // test at d256, as the forward's K / V: H200 through FA2_CUDA_PATH=sm80,
+  // 2026-11-30 04:55, +1..2% at 1k-16k; at d192 -1..-2%.
+  static constexpr bool kWholeTileLoads = kHeadDim == 256;
 };
 
 // Operand views of the backward's tiles (see SmemOperand).
@@ -140,8 +144,9 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     const int row0 = at.m_block * kBlockM, head_q = at.head_q;
     const T *q = static_cast<const T *>(p.q.data) +
                  core::row_offset(p.q, item.batch, seq.q_row0, row0, head_q);
-    load_tile_async<QTile, K::kThreads>(sQ + (i % kStages) * QTile::kBytes, q, p.q.stride_seq,
-                                        seq.seqlen_q - row0, p.head_dim, tid);
+    load_tile_async<QTile, K::kThreads, K::kWholeTileLoads>(
+        sQ + (i % kStages) * QTile::kBytes, q, p.q.stride_seq, seq.seqlen_q - row0, p.head_dim,
+        tid);
     const int64_t index = core::row_stat_index(p, item.batch, head_q, row0);
     // Rows past the sequence read lse 0 and D 0 (zero-filled, as are their
     // Q and dO rows): their S is 0 and p 1, but dP and D are 0, so their dS
@@ -157,8 +162,8 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     const int row0 = at.m_block * kBlockM;
     const T *dout = static_cast<const T *>(p.dout.data) +
                     core::row_offset(p.dout, item.batch, seq.q_row0, row0, at.head_q);
-    load_tile_async<QTile, K::kThreads>(sdO, dout, p.dout.stride_seq, seq.seqlen_q - row0,
-                                        p.head_dim, tid);
+    load_tile_async<QTile, K::kThreads, K::kWholeTileLoads>(sdO, dout, p.dout.stride_seq,
+                                                             seq.seqlen_q - row0, p.head_dim, tid);
   };
   Step at{blocks.begin, item.head_kv * p.group_size};
   load_q(0, at);
@@ -355,13 +360,15 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     }
 }
 
-// The two row kernels around the backward give each row (batch, head,
-// query) a group of `lanes` threads, a power of two so that a group is an
-// aligned part of one warp (its shuffles stay inside it), each thread
+// The two row kernels around the backward. A CTA takes kRowBlock rows
+// (queries) of one (batch, head): its indices come from blockIdx.x once, in
+// 32 bits (per-thread 64-bit divisions had made these kernels
+// instruction-bound: 58 and 79 us at 16k tokens d128 against cuDNN's 68 and
+// 57 us for the same bytes plus a 30 us memset, H200 2026-11-30 04:55).
+// Each row gets a group of `lanes` threads, a power of two so that a group
+// is an aligned part of one warp (its shuffles stay inside it), each thread
 // `per_lane` consecutive elements per step: 16-byte accesses, and every
-// lane busy at head dims below 256 (one warp per row left 3/4 of the lanes
-// idle at d64, and took 114 us to read O and dO of 16k tokens at d128,
-// twice the bandwidth's time: ncu, H200, 2026-11-29).
+// lane busy at head dims below 256.
 FA2_INLINE constexpr int row_lanes(int head_dim, int per_lane) {
   int lanes = 1;
   while (lanes < 32 && lanes * per_lane < head_dim) lanes *= 2;
@@ -370,65 +377,92 @@ FA2_INLINE constexpr int row_lanes(int head_dim, int per_lane) {
 inline constexpr int kDeltaPerLane = 8;     // b16 elements: 16 bytes of O, of dO
 inline constexpr int kConvertPerLane = 4;   // floats: 16 bytes of the accumulator
 inline constexpr int kRowKernelThreads = 256;
+inline constexpr int kRowBlock = kStatBlockRows;  // rows per CTA
 
-// D_i = rowsum(dO_i * O_i) for every row; also the rows a varlen sequence
-// does not have (their D is never read). Into scratch.block_stats with the
-// row's lse when the Hopper kernel reads them (see bwd_scratch.h), else
-// into scratch.delta.
-template <class T>
-__global__ void bwd_delta_kernel(const core::AttnParams p, const BwdScratch scratch) {
-  const int lanes = row_lanes(p.head_dim, kDeltaPerLane);
-  const int64_t rows = int64_t(p.batch) * p.heads_q * p.seqlen_q;
-  const int64_t r = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / lanes;
-  const int lane = threadIdx.x % lanes;
-  // Threads past the last row still take part in the shuffles below.
-  const auto [b, head, row] = core::stat_row(p, r < rows ? r : rows - 1);
-  const core::SeqInfo seq = core::seq_info(p, b);
-  const bool has_row = r < rows && row < seq.seqlen_q;
-  float sum = 0.f;
-  if (has_row) {
-    const T *dout = static_cast<const T *>(p.dout.data) + core::row_offset(p.dout, b, seq.q_row0, row, head);
-    const T *out = static_cast<const T *>(p.out.data) + core::row_offset(p.out, b, seq.q_row0, row, head);
-    for (int col = kDeltaPerLane * lane; col < p.head_dim; col += kDeltaPerLane * lanes) {
-      const uint4 a = *reinterpret_cast<const uint4 *>(dout + col);
-      const uint4 o = *reinterpret_cast<const uint4 *>(out + col);
-      const T *ae = reinterpret_cast<const T *>(&a);
-      const T *oe = reinterpret_cast<const T *>(&o);
-#pragma unroll
-      for (int e = 0; e < kDeltaPerLane; ++e)
-        sum += Element<T>::to_float(ae[e]) * Element<T>::to_float(oe[e]);
-    }
-  }
-  for (int offset = lanes / 2; offset > 0; offset /= 2)
-    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  if (r >= rows || lane != 0) return;
-  if (scratch.block_stats == nullptr) {
-    scratch.delta[r] = sum;
-  } else if (has_row) {
-    float *stats = scratch.block_stats + block_stat_index(p, b, head, row);
-    stats[0] = core::lse_log2(p.lse[r]);
-    stats[kStatBlockRows] = sum;
-  }
+// The rows of a row kernel's CTA: (batch, head) and its first row; CTAs
+// run over row blocks fastest, then heads, then batches.
+struct RowBlock {
+  int batch, head, row0;
+};
+__device__ inline RowBlock row_block(const core::AttnParams &p, unsigned row_blocks) {
+  const unsigned bh = blockIdx.x / row_blocks;
+  return {int(bh / unsigned(p.heads_q)), int(bh % unsigned(p.heads_q)),
+          int(blockIdx.x % row_blocks) * kRowBlock};
 }
 
-// dQ = scale * accumulator, converted to the element type.
+// Before the main kernel: D_i = rowsum(dO_i * O_i) for every row, and the
+// dQ accumulator's rows zeroed. D goes into scratch.delta (every row the
+// layout has, 0 where a varlen sequence is shorter), or, when the Hopper
+// kernel reads them (bwd_scratch.h), into scratch.block_stats with the
+// row's lse, 0 for both past the sequence and in a head's padding: the
+// grid then covers block_stat_head_blocks row blocks a head.
 template <class T>
-__global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_accum) {
-  const int lanes = row_lanes(p.head_dim, kConvertPerLane);
-  const int64_t rows = int64_t(p.batch) * p.heads_q * p.seqlen_q;
-  const int64_t r = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / lanes;
-  const int lane = threadIdx.x % lanes;
-  if (r >= rows) return;
-  const auto [b, head, row] = core::stat_row(p, r);
-  const core::SeqInfo seq = core::seq_info(p, b);
-  if (row >= seq.seqlen_q) return;
-  T *dq = static_cast<T *>(p.dq.data) + core::row_offset(p.dq, b, seq.q_row0, row, head);
-  const float *acc = dq_accum + r * p.head_dim;
-  for (int col = kConvertPerLane * lane; col < p.head_dim; col += kConvertPerLane * lanes) {
-    const float4 x = *reinterpret_cast<const float4 *>(acc + col);
-    *reinterpret_cast<uint2 *>(dq + col) =
-        uint2{Element<T>::pack(x.x * p.scale, x.y * p.scale),
-              Element<T>::pack(x.z * p.scale, x.w * p.scale)};
+__global__ void bwd_delta_kernel(const core::AttnParams p, const BwdScratch scratch,
+                                 unsigned row_blocks) {
+  const RowBlock at = row_block(p, row_blocks);
+  const core::SeqInfo seq = core::seq_info(p, at.batch);
+  const int lanes = row_lanes(p.head_dim, kDeltaPerLane), lane = threadIdx.x % lanes;
+  const int rows_per_step = kRowKernelThreads / lanes;
+#pragma unroll 2
+  for (int row = at.row0 + threadIdx.x / lanes; row < at.row0 + kRowBlock; row += rows_per_step) {
+    float sum = 0.f;
+    if (row < seq.seqlen_q) {
+      const T *dout = static_cast<const T *>(p.dout.data) +
+                      core::row_offset(p.dout, at.batch, seq.q_row0, row, at.head);
+      const T *out = static_cast<const T *>(p.out.data) +
+                     core::row_offset(p.out, at.batch, seq.q_row0, row, at.head);
+      for (int col = kDeltaPerLane * lane; col < p.head_dim; col += kDeltaPerLane * lanes) {
+        const uint4 a = *reinterpret_cast<const uint4 *>(dout + col);
+        const uint4 o = *reinterpret_cast<const uint4 *>(out + col);
+        const T *ae = reinterpret_cast<const T *>(&a);
+        const T *oe = reinterpret_cast<const T *>(&o);
+#pragma unroll
+        for (int e = 0; e < kDeltaPerLane; ++e)
+          sum += Element<T>::to_float(ae[e]) * Element<T>::to_float(oe[e]);
+      }
+    }
+    for (int offset = lanes / 2; offset > 0; offset /= 2)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (lane != 0) continue;
+    if (scratch.block_stats != nullptr) {
+      float *stats = scratch.block_stats + block_stat_index(p, at.batch, at.head, row);
+      stats[0] = row < seq.seqlen_q ? core::lse_log2(p.lse[core::row_stat_index(
+                                          p, at.batch, at.head, row)])
+                                    : 0.f;
+      stats[kStatBlockRows] = sum;
+    } else if (row < p.seqlen_q) {
+      scratch.delta[core::row_stat_index(p, at.batch, at.head, row)] = sum;
+    }
+  }
+  // The block's accumulator rows: contiguous, kRowBlock * head_dim floats
+  // (fewer at the end of the layout's rows).
+  const int rows = core::min_i(kRowBlock, p.seqlen_q - at.row0);
+  if (rows <= 0) return;
+  float4 *acc = reinterpret_cast<float4 *>(
+      scratch.dq_accum + core::row_stat_index(p, at.batch, at.head, at.row0) * p.head_dim);
+  for (int i = threadIdx.x; i < rows * p.head_dim / 4; i += kRowKernelThreads)
+    acc[i] = float4{0.f, 0.f, 0.f, 0.f};
+}
+
+// After it: dQ = scale * accumulator, converted to the element type.
+template <class T>
+__global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_accum,
+                                      unsigned row_blocks) {
+  const RowBlock at = row_block(p, row_blocks);
+  const core::SeqInfo seq = core::seq_info(p, at.batch);
+  const int lanes = row_lanes(p.head_dim, kConvertPerLane), lane = threadIdx.x % lanes;
+  const int rows_per_step = kRowKernelThreads / lanes;
+  const int row_end = core::min_i(at.row0 + kRowBlock, seq.seqlen_q);
+#pragma unroll 4
+  for (int row = at.row0 + threadIdx.x / lanes; row < row_end; row += rows_per_step) {
+    T *dq = static_cast<T *>(p.dq.data) + core::row_offset(p.dq, at.batch, seq.q_row0, row, at.head);
+    const float *acc = dq_accum + core::row_stat_index(p, at.batch, at.head, row) * p.head_dim;
+    for (int col = kConvertPerLane * lane; col < p.head_dim; col += kConvertPerLane * lanes) {
+      const float4 x = *reinterpret_cast<const float4 *>(acc + col);
+      *reinterpret_cast<uint2 *>(dq + col) =
+          uint2{Element<T>::pack(x.x * p.scale, x.y * p.scale),
+                Element<T>::pack(x.z * p.scale, x.w * p.scale)};
+    }
   }
 }
 

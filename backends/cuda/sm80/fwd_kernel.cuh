@@ -43,6 +43,11 @@ struct FwdKernel {
   // (both with fmaxf), +1..3%; at d128 8 chains cost 4-6% (03:31), d256
   // neither way.
   static constexpr int kSoftmaxChains = kHeadDim == 64 ? 8 : 1;
+  // K / V tiles that lie wholly inside the sequence skip the per-row bounds
+  // test and fallback address (load_tile_async's kWholeTiles) at d256:
+  // H200 through FA2_CUDA_PATH=sm80, 2026-11-30 04:49 / 04:55, +1..2% at
+  // 1k-16k; d192 -1..+2%; at d128 the branch spilled 144 bytes (01:00).
+  static constexpr bool kWholeTileLoads = kHeadDim == 256;
   static_assert(kWarpRows % 16 == 0 && kStages >= 1, "bad forward tile plan");
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using KVTile = SmemTile<kBlockN, kHeadDim>;
@@ -96,9 +101,9 @@ __global__ void __launch_bounds__(kWarps * 32)
   auto load_block = [&](uint32_t tiles, const T *src, int64_t stride, int i) {
     if (i < num_blocks) {
       const int key0 = (blocks.end - 1 - i) * kBlockN;
-      load_tile_async<KVTile, K::kThreads>(tiles + (i % kStages) * KVTile::kBytes,
-                                           src + key0 * stride, stride, seq.seqlen_k - key0,
-                                           p.head_dim, tid);
+      load_tile_async<KVTile, K::kThreads, K::kWholeTileLoads>(
+          tiles + (i % kStages) * KVTile::kBytes, src + key0 * stride, stride,
+          seq.seqlen_k - key0, p.head_dim, tid);
     }
   };
   if constexpr (kStages == 1) {

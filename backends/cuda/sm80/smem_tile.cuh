@@ -30,7 +30,9 @@ struct SmemTile {
 // Rows >= rows_valid and columns >= cols_valid are zero-filled, so padded
 // head dims and ragged sequence ends need no copy and no branch later.
 // `gmem` points at row 0 of the tile, which always exists.
-template <class Tile, int kThreads, class T>
+// kWholeTiles: a whole tile (rows_valid and cols_valid cover it) takes a
+// branch of its own, with no per-row test and no fallback address.
+template <class Tile, int kThreads, bool kWholeTiles = false, class T>
 __device__ inline void load_tile_async(uint32_t smem, const T *gmem, int64_t row_stride,
                                        int rows_valid, int cols_valid, int tid) {
   constexpr int kChunksPerRow = Tile::kCols / 8;
@@ -47,6 +49,15 @@ __device__ inline void load_tile_async(uint32_t smem, const T *gmem, int64_t row
     const int row0 = tid / kChunksPerRow, col = (tid % kChunksPerRow) * 8;
     const T *src = gmem + row0 * row_stride + col;
     const int64_t step = kRowStep * row_stride;
+    if (kWholeTiles && rows_valid >= Tile::kRows && cols_valid >= Tile::kCols) {
+#pragma unroll
+      for (int it = 0; it < (Tile::kRows + kRowStep - 1) / kRowStep; ++it) {
+        if (Tile::kRows % kRowStep != 0 && row0 + it * kRowStep >= Tile::kRows) break;
+        cp_async_16(Tile::addr(smem, row0 + it * kRowStep, col), src, true);
+        src += step;
+      }
+      return;
+    }
 #pragma unroll
     for (int it = 0; it < (Tile::kRows + kRowStep - 1) / kRowStep; ++it) {
       const int row = row0 + it * kRowStep;
