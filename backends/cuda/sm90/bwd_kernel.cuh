@@ -335,21 +335,15 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     mbar_arrive(loads.empty(stage));
   }
 
-  // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int row = key_row + 8 * h;
-    if (row >= keys_valid) continue;
-#pragma unroll
-    for (int j = 0; j < kHeadDim / 8; ++j) {
-      const int col = 8 * j + 2 * in_quad;
-      if (col >= p.head_dim) continue;
-      *reinterpret_cast<uint32_t *>(dk + row * p.dk.stride_seq + col) = Element<T>::pack(
-          dk_acc[4 * j + 2 * h] * p.scale, dk_acc[4 * j + 2 * h + 1] * p.scale);
-      *reinterpret_cast<uint32_t *>(dv + row * p.dv.stride_seq + col) =
-          Element<T>::pack(dv_acc[4 * j + 2 * h], dv_acc[4 * j + 2 * h + 1]);
-    }
-  }
+  // Epilogue: dK and dV (rows are keys) through the Q and dO stages, free
+  // once both warpgroups are past their last GEMM: warpgroup 0 takes Q's,
+  // 1 dO's.
+  static_assert(kStages * K::kQBytes >= 2 * 64 * kHeadDim * sizeof(T),
+                "the epilogue's tiles fit the Q / dO stages");
+  store_dk_dv<T, kHeadDim>(dk_acc, dv_acc, smem_base + (wg == 0 ? K::kQOffset : K::kDoOffset),
+                           key_row % 64, dk + 64 * wg * p.dk.stride_seq, p.dk.stride_seq,
+                           dv + 64 * wg * p.dv.stride_seq, p.dv.stride_seq, keys_valid - 64 * wg,
+                           p.head_dim, p.scale, 128 * kConsumers);
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty body, never launched
 }
 

@@ -336,22 +336,14 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   }
   if (sender) bulk_wait_read();  // the last tile sent has left this CTA's shared memory
 
-  // Epilogue: dK gets the softmax scale (dS was unscaled); rows are keys.
-  T *const dk = key_rows(p.dk), *const dv = key_rows(p.dv);
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int row = acc_row + 8 * h;
-    if (row >= keys_valid) continue;
-#pragma unroll
-    for (int j = 0; j < K::kColsPerWg / 8; ++j) {
-      const int col = col0 + 8 * j + 2 * in_quad;
-      if (col >= p.head_dim) continue;
-      *reinterpret_cast<uint32_t *>(dk + row * p.dk.stride_seq + col) = Element<T>::pack(
-          dk_acc[4 * j + 2 * h] * p.scale, dk_acc[4 * j + 2 * h + 1] * p.scale);
-      *reinterpret_cast<uint32_t *>(dv + row * p.dv.stride_seq + col) =
-          Element<T>::pack(dv_acc[4 * j + 2 * h], dv_acc[4 * j + 2 * h + 1]);
-    }
-  }
+  // Epilogue: dK and dV (rows are keys) through the Q stages, free once
+  // both warpgroups are past their last GEMM: warpgroup w takes stage w.
+  static_assert(kStages >= K::kConsumers && K::kQBytes >= 2 * 64 * K::kColsPerWg * sizeof(T),
+                "the epilogue's tiles fit the Q stages");
+  store_dk_dv<T, K::kColsPerWg>(dk_acc, dv_acc, smem_base + K::kQOffset + wg * K::kQBytes,
+                                acc_row, key_rows(p.dk) + col0, p.dk.stride_seq,
+                                key_rows(p.dv) + col0, p.dv.stride_seq, keys_valid,
+                                p.head_dim - col0, p.scale, 128 * K::kConsumers);
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty body, never launched
 }
 
