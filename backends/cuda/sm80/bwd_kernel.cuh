@@ -337,27 +337,36 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
   }
   cp_async_wait<0>();
 
-  // Epilogue: dK gets the softmax scale (dS was unscaled), then both go out.
-  T *dk_out = static_cast<T *>(p.dk.data) +
-              core::row_offset(p.dk, item.batch, seq.k_row0, key0, item.head_kv);
-  T *dv_out = static_cast<T *>(p.dv.data) +
-              core::row_offset(p.dv, item.batch, seq.k_row0, key0, item.head_kv);
+  // Epilogue: dK gets the softmax scale (dS was unscaled), then both go out
+  // through shared memory in 16-byte pieces of rows (tile_put_pair), dK in
+  // K's tile and dV in V's, free once every warp is past the last dQ GEMM.
+  __syncthreads();
+  unsigned char *const dk_tile = smem_raw, *const dv_tile = smem_raw + KVTile::kBytes;  // sK, sV
 #pragma unroll
   for (int sl = 0; sl < kKSlabs; ++sl)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int key = key_warp * K::kSlabKeys + 16 * sl + 8 * h + group;
-      if (key >= seq.seqlen_k - key0) continue;
 #pragma unroll
       for (int t = 0; t < K::kDCols / 8; ++t) {
         const int col = split * K::kDCols + 8 * t + 2 * in_quad;
-        if (col >= p.head_dim) continue;
-        *reinterpret_cast<uint32_t *>(dk_out + key * p.dk.stride_seq + col) =
-            Element<T>::pack(dk[sl][h][2 * t] * p.scale, dk[sl][h][2 * t + 1] * p.scale);
-        *reinterpret_cast<uint32_t *>(dv_out + key * p.dv.stride_seq + col) =
-            Element<T>::pack(dv[sl][h][2 * t], dv[sl][h][2 * t + 1]);
+        tile_put_pair<KVTile>(dk_tile, key, col,
+                              Element<T>::pack(dk[sl][h][2 * t] * p.scale,
+                                               dk[sl][h][2 * t + 1] * p.scale));
+        tile_put_pair<KVTile>(dv_tile, key, col,
+                              Element<T>::pack(dv[sl][h][2 * t], dv[sl][h][2 * t + 1]));
       }
     }
+  __syncthreads();
+  const int keys_valid = seq.seqlen_k - key0;
+  tile_copy_out<KVTile>(dk_tile,
+                        static_cast<T *>(p.dk.data) +
+                            core::row_offset(p.dk, item.batch, seq.k_row0, key0, item.head_kv),
+                        p.dk.stride_seq, keys_valid, p.head_dim, tid, K::kThreads);
+  tile_copy_out<KVTile>(dv_tile,
+                        static_cast<T *>(p.dv.data) +
+                            core::row_offset(p.dv, item.batch, seq.k_row0, key0, item.head_kv),
+                        p.dv.stride_seq, keys_valid, p.head_dim, tid, K::kThreads);
 }
 
 // The two row kernels around the backward. A CTA takes kRowBlock rows

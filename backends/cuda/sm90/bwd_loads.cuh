@@ -9,7 +9,7 @@
 #include "core/params.h"
 #include "core/work.h"
 #include "sm80/bwd_scratch.h"
-#include "sm80/tile_ops.cuh"
+#include "sm80/smem_tile.cuh"
 #include "sm90/hopper_ops.cuh"
 
 namespace fa2::cuda::sm90 {
@@ -123,13 +123,9 @@ __device__ inline void write_zero_dk_dv(const core::AttnParams &p, T *dk, T *dv,
 // The epilogue of both kernels: dK (times `scale`: dS was unscaled) and dV
 // of one warpgroup's 64 keys x kCols columns, from its accumulators
 // (element (h, j, e): key row + 8 h, column 8 j + 2 (lane % 4) + e),
-// through `tiles` (2 x 64 x kCols elements of shared memory that nothing
-// reads or writes any more) to dk_rows / dv_rows (the first key and
-// column), in 16-byte pieces of rows: stored from the accumulators, the
-// 4-byte pieces filled the store queue (lg_throttle and drain, 18% of the
-// d128 samples at 512 tokens, ncu 2026-11-30). A row's pieces are XOR-ed
-// with row % 8, so the 8 rows of one accumulator column block hit 8
-// different pieces. Called by every consumer thread (two barriers of
+// through `tiles` (two XorTiles, in shared memory that nothing reads or
+// writes any more) to dk_rows / dv_rows (the first key and column): see
+// tile_put_pair. Called by every consumer thread (two barriers of
 // consumer_threads); `row` (16 warp + lane / 4) and the lane (lane_id())
 // come in fresh: indices kept from before the kernels' main loops were
 // held live across them, which spilled at d64.
@@ -139,30 +135,23 @@ __device__ inline void store_dk_dv(const float (&dk_acc)[kCols / 2],
                                    int row, T *dk_rows, int64_t dk_stride, T *dv_rows,
                                    int64_t dv_stride, int keys_valid, int cols_valid, float scale,
                                    int consumer_threads) {
-  constexpr int kPieces = kCols / 8;  // 16-byte pieces of a row
-  static_assert(kPieces % 8 == 0, "pieces swizzle by row % 8");
-  const int lane = lane_id(), byte = 4 * (lane % 4), thread = 2 * (row / 16 * 16) + lane;
-  auto piece = [&](int tensor, int r, int j) {  // tensor 0: dK, 1: dV
-    return tiles + ((tensor * 64 + r) * kPieces + (j ^ (r % 8))) * 16;
-  };
+  using Tile = XorTile<64, kCols>;
+  unsigned char *const dk_tile = tiles, *const dv_tile = tiles + Tile::kBytes;
+  const int lane = lane_id(), col = 2 * (lane % 4), thread = 2 * (row / 16 * 16) + lane;
   named_barrier_sync(1, consumer_threads);  // every GEMM reading that memory is done
 #pragma unroll
   for (int h = 0; h < 2; ++h)
 #pragma unroll
-    for (int j = 0; j < kPieces; ++j) {
-      *reinterpret_cast<uint32_t *>(piece(0, row + 8 * h, j) + byte) =
-          Element<T>::pack(dk_acc[4 * j + 2 * h] * scale, dk_acc[4 * j + 2 * h + 1] * scale);
-      *reinterpret_cast<uint32_t *>(piece(1, row + 8 * h, j) + byte) =
-          Element<T>::pack(dv_acc[4 * j + 2 * h], dv_acc[4 * j + 2 * h + 1]);
+    for (int j = 0; j < kCols / 8; ++j) {
+      tile_put_pair<Tile>(dk_tile, row + 8 * h, 8 * j + col,
+                          Element<T>::pack(dk_acc[4 * j + 2 * h] * scale,
+                                           dk_acc[4 * j + 2 * h + 1] * scale));
+      tile_put_pair<Tile>(dv_tile, row + 8 * h, 8 * j + col,
+                          Element<T>::pack(dv_acc[4 * j + 2 * h], dv_acc[4 * j + 2 * h + 1]));
     }
   named_barrier_sync(1, consumer_threads);
-#pragma unroll
-  for (int i = thread; i < 2 * 64 * kPieces; i += 128) {
-    const int tensor = i / (64 * kPieces), r = i / kPieces % 64, j = i % kPieces;
-    if (r >= keys_valid || 8 * j >= cols_valid) continue;
-    T *const dst = tensor == 0 ? dk_rows + r * dk_stride : dv_rows + r * dv_stride;
-    *reinterpret_cast<uint4 *>(dst + 8 * j) = *reinterpret_cast<const uint4 *>(piece(tensor, r, j));
-  }
+  tile_copy_out<Tile>(dk_tile, dk_rows, dk_stride, keys_valid, cols_valid, thread, 128);
+  tile_copy_out<Tile>(dv_tile, dv_rows, dv_stride, keys_valid, cols_valid, thread, 128);
 }
 
 // The mask of a block that needs one, on S^T / P^T in the wgmma accumulator
