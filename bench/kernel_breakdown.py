@@ -1,0 +1,54 @@
+"""Kernel-by-kernel GPU time of one backward call, fa2 against SDPA cuDNN
+(torch.profiler), called as bench/sdpa_side_by_side.py calls them: bf16, 16k
+tokens, hidden 2048, at four shapes. Run on the GPU machine:
+    FA2_LIBRARY=build/.../libfa2.so python3 bench/kernel_breakdown.py
+The side kernels (D, dQ conversion, memsets) are what ncu of the main kernel
+alone does not show."""
+import os
+import sys
+
+import torch
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import fa2
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.profiler import profile, ProfilerActivity
+
+def run(impl, d, s, causal, reps=10):
+    b, h = 16384 // s, 2048 // d
+    base = [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(4)]
+    if impl == "fa2":
+        q, k, v = [x.transpose(1, 2).contiguous().requires_grad_(True) for x in base[:3]]
+        dout = base[3].transpose(1, 2).contiguous()
+        out = fa2.flash_attn_func(q, k, v, causal=causal)
+    else:
+        q, k, v = [x.clone().requires_grad_(True) for x in base[:3]]
+        dout = base[3]
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    for _ in range(5):
+        q.grad = k.grad = v.grad = None
+        out.backward(dout, retain_graph=True)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            q.grad = k.grad = v.grad = None
+            out.backward(dout, retain_graph=True)
+        torch.cuda.synchronize()
+    total = 0.0
+    rows = []
+    for e in prof.key_averages():
+        t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
+        if t <= 0: continue
+        rows.append((t / reps, e.count // reps, e.key[:90]))
+    rows.sort(reverse=True)
+    for t, c, name in rows:
+        if t < 1: continue
+        total += t
+        print(f"  {impl:5s} d{d} s{s} c{int(causal)} {t:8.1f} us x{c} {name}")
+    print(f"  {impl:5s} d{d} s{s} c{int(causal)} total {total:.1f} us")
+
+if __name__ == "__main__":
+    for d, s, c in [(128, 2048, False), (128, 512, False), (64, 2048, False), (128, 2048, True)]:
+        for impl in ("fa2", "cudnn"):
+            run(impl, d, s, c)
