@@ -57,18 +57,6 @@ struct FwdKernel {
   static constexpr int kQStages =
       2 * kQBytes + 2 * kStages * kKVBytes + 8 * (4 + 4 * kStages) + 1024 <= kMaxSmemBytes ? 2 : 1;
   static constexpr uint32_t kBarriers = kQStages * kQBytes + 2 * kStages * kKVBytes;  // offset
-  // One 4-byte slot per consumer thread for hold_above_wait.
-  static constexpr uint32_t kHoldSlots = kBarriers + 8 * (2 * kQStages + 4 * kStages);
-  // O leaves through shared memory (tile_put_pair, 16-byte pieces of rows)
-  // where a 16-row tile per consumer warp fits next to the rest (d64);
-  // elsewhere from the accumulators in 4-byte pieces. H200, 2026-11-30
-  // 06:17, against 4-byte stores at d64: +2..5% at 512 and 1k, even from 2k.
-  static constexpr uint32_t kOutTiles = kHoldSlots + 4 * 128 * kConsumers;  // offset
-  static constexpr uint32_t kOutTileBytes = 16 * kHeadDim * 2;             // one warp's rows
-  static constexpr bool kStagedEpilogue =
-      kOutTiles + 4 * kConsumers * kOutTileBytes + 1024 <= kMaxSmemBytes;
-  static constexpr int kSmemBytes =
-      kOutTiles + (kStagedEpilogue ? 4 * kConsumers * kOutTileBytes : 0) + 1024;
   // From d128 on, the softmax of S_i runs while P_{i-1} V_{i-1} does, held
   // above the wait for it, with its row max and sum in 8 chains
   // (core::fold_row). H200, 2026-11-30 03:38, against neither: d128 +3..8%
@@ -76,6 +64,19 @@ struct FwdKernel {
   // the hold cost 4-7% and the 8 chains 3-13% (03:31): one chain, no hold.
   static constexpr bool kOverlapSoftmax = kHeadDim >= 128;
   static constexpr int kSoftmaxChains = kOverlapSoftmax ? 8 : 1;
+  // One 4-byte slot per consumer thread for hold_above_wait, where it runs.
+  static constexpr uint32_t kHoldSlots = kBarriers + 8 * (2 * kQStages + 4 * kStages);  // offset
+  // O leaves through shared memory (tile_put_pair, 16-byte pieces of rows)
+  // where a 16-row tile per consumer warp fits next to the rest (d64);
+  // elsewhere from the accumulators in 4-byte pieces. H200, 2026-11-30
+  // 06:17, against 4-byte stores at d64: +2..5% at 512 and 1k, even from 2k.
+  static constexpr uint32_t kOutTiles =
+      kHoldSlots + (kOverlapSoftmax ? 4 * 128 * kConsumers : 0);  // offset
+  static constexpr uint32_t kOutTileBytes = 16 * kHeadDim * 2;             // one warp's rows
+  static constexpr bool kStagedEpilogue =
+      kOutTiles + 4 * kConsumers * kOutTileBytes + 1024 <= kMaxSmemBytes;
+  static constexpr int kSmemBytes =
+      kOutTiles + (kStagedEpilogue ? 4 * kConsumers * kOutTileBytes : 0) + 1024;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
