@@ -26,6 +26,10 @@ class NumpyArrays:
         return dtype
 
     @staticmethod
+    def is_float32(x):
+        return x.dtype == np.float32
+
+    @staticmethod
     def pointer(x):
         return x.ctypes.data
 
@@ -59,33 +63,45 @@ class NumpyArrays:
 
 
 class TorchTensors:
-    """Bound to the device of the first operand."""
+    """Bound to one device, made once per device (arrays_of): at small shapes
+    the host's time a call, not the GPU's, sets the pace (bench/host_cost.py)."""
 
-    def __init__(self, first):
-        import torch
+    def __init__(self, torch, device):
         self.torch = torch
-        self.on_gpu = first.device.type == "cuda"
-        if self.on_gpu:
-            self.backend = L.BACKEND_HIP if torch.version.hip else L.BACKEND_CUDA
-            self.device = first.device.index if first.device.index is not None else torch.cuda.current_device()
-            self.stream = torch.cuda.current_stream(self.device).cuda_stream
-        elif first.device.type == "cpu":
-            self.backend, self.device, self.stream = L.BACKEND_CPU, 0, None
-        else:
-            raise TypeError("fa2 takes CPU or CUDA/ROCm tensors, not %s tensors" % first.device.type)
         self.dtypes = {torch.float16: L.DTYPE_F16, torch.bfloat16: L.DTYPE_BF16,
                        torch.float32: L.DTYPE_F32}
+        self.on_gpu = device.type == "cuda"
+        if self.on_gpu:
+            self.backend = L.BACKEND_HIP if torch.version.hip else L.BACKEND_CUDA
+            self.device = device.index if device.index is not None else torch.cuda.current_device()
+            # The raw getter behind torch.cuda.current_stream, which builds a
+            # Stream object each time (3.5 us a call on the H200 machine).
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            self._stream = (lambda: raw(self.device)) if raw is not None else \
+                (lambda: torch.cuda.current_stream(self.device).cuda_stream)
+        elif device.type == "cpu":
+            self.backend, self.device, self._stream = L.BACKEND_CPU, 0, lambda: None
+        else:
+            raise TypeError("fa2 takes CPU or CUDA/ROCm tensors, not %s tensors" % device.type)
+
+    @property
+    def stream(self):
+        """The caller's current stream, read at each call."""
+        return self._stream()
 
     def fa2_dtype(self, x):
         if x.dtype not in self.dtypes:
             raise TypeError("fa2 takes float16, bfloat16 or float32 tensors, not %s" % x.dtype)
         return self.dtypes[x.dtype]
 
+    def is_float32(self, x):
+        return x.dtype == self.torch.float32
+
     def pointer(self, x):
         return x.data_ptr()
 
     def strides(self, x):
-        return tuple(x.stride())
+        return x.stride()
 
     def last_dim_contiguous(self, x):
         return x if x.stride(-1) == 1 else x.contiguous()
@@ -107,6 +123,9 @@ class TorchTensors:
         return self.torch.as_tensor(x).to(device=like.device, dtype=self.torch.int32).contiguous()
 
 
+_torch_adapters = {}
+
+
 def arrays_of(*operands):
     """The adapter for the operands, which must all be NumPy arrays or all be
     tensors on one device, of one dtype."""
@@ -117,12 +136,16 @@ def arrays_of(*operands):
         arrays = NumpyArrays()
     elif "torch" in sys.modules and isinstance(first, sys.modules["torch"].Tensor):
         torch = sys.modules["torch"]
-        if not all(isinstance(x, torch.Tensor) and x.device == first.device for x in operands):
-            raise TypeError("all operands must be tensors on %s" % first.device)
-        arrays = TorchTensors(first)
+        device = first.device
+        if not all(isinstance(x, torch.Tensor) and x.device == device for x in operands):
+            raise TypeError("all operands must be tensors on %s" % device)
+        arrays = _torch_adapters.get(device)
+        if arrays is None:
+            arrays = _torch_adapters[device] = TorchTensors(torch, device)
     else:
         raise TypeError("fa2 takes NumPy arrays or PyTorch tensors, not %s" % type(first).__name__)
-    if any(x.dtype != first.dtype for x in operands):
+    dtype = first.dtype
+    if any(x.dtype != dtype for x in operands):
         raise TypeError("operands have different dtypes: %s"
                         % ", ".join(sorted({str(x.dtype) for x in operands})))
     return arrays

@@ -24,6 +24,15 @@ class Attention:
         return self.cu_seqlens_q is not None or self.cu_seqlens_k is not None
 
 
+def _new_options(a):
+    left, right = a.window_size
+    return L.Options(softmax_scale=float(a.softmax_scale or 0.0), causal=int(bool(a.causal)),
+                     window_left=int(left), window_right=int(right))
+
+
+_plain_options = {}  # Attention (not varlen) -> its Options
+
+
 class _Call:
     """One call's C arguments, built from q, k, v and the Attention."""
 
@@ -35,16 +44,19 @@ class _Call:
         self.shape = self._shape(attention, q, k, v)
 
     def _options(self, a, q):
-        left, right = a.window_size
-        options = L.Options(softmax_scale=float(a.softmax_scale or 0.0), causal=int(bool(a.causal)),
-                            window_left=int(left), window_right=int(right))
-        keep = []
-        if a.varlen:
-            if a.cu_seqlens_q is None or a.cu_seqlens_k is None or a.max_seqlen_q is None \
-                    or a.max_seqlen_k is None:
-                raise ValueError("varlen needs cu_seqlens_q, cu_seqlens_k, max_seqlen_q and max_seqlen_k")
-            keep = [self.arrays.int32(a.cu_seqlens_q, q), self.arrays.int32(a.cu_seqlens_k, q)]
-            options.cu_seqlens_q, options.cu_seqlens_k = (self.arrays.pointer(c) for c in keep)
+        if not a.varlen:  # one struct per Attention, shared by its calls (never written to)
+            options = _plain_options.get(a)
+            if options is None:
+                if len(_plain_options) >= 64:
+                    _plain_options.clear()
+                options = _plain_options[a] = _new_options(a)
+            return options, []
+        if a.cu_seqlens_q is None or a.cu_seqlens_k is None or a.max_seqlen_q is None \
+                or a.max_seqlen_k is None:
+            raise ValueError("varlen needs cu_seqlens_q, cu_seqlens_k, max_seqlen_q and max_seqlen_k")
+        options = _new_options(a)
+        keep = [self.arrays.int32(a.cu_seqlens_q, q), self.arrays.int32(a.cu_seqlens_k, q)]
+        options.cu_seqlens_q, options.cu_seqlens_k = (self.arrays.pointer(c) for c in keep)
         return options, keep  # keep: the offsets must outlive the call
 
     def _shape(self, a, q, k, v):
@@ -71,15 +83,19 @@ class _Call:
         return L.Shape(batch, seqlen_q, seqlen_k, q.shape[-2], k.shape[-2], q.shape[-1])
 
     def tensor(self, x):
+        """x as an fa2_tensor_t; every operand has the call's dtype (arrays_of)."""
         strides = self.arrays.strides(x)
-        if self.options.cu_seqlens_q is not None:  # packed [total, heads, dim]
-            return L.Tensor(self.arrays.pointer(x), self.arrays.fa2_dtype(x), 0, strides[0], strides[1])
-        return L.Tensor(self.arrays.pointer(x), self.arrays.fa2_dtype(x), *strides[:3])
+        if self.keep:  # varlen: packed [total, heads, dim]
+            return L.Tensor(self.arrays.pointer(x), self.dtype, 0, strides[0], strides[1])
+        return L.Tensor(self.arrays.pointer(x), self.dtype, strides[0], strides[1], strides[2])
 
     def workspace(self, size_function, like):
+        """(buffer, bytes); no buffer where the call needs none."""
         nbytes = ctypes.c_size_t(0)
         L.check(size_function(self.handle, ctypes.byref(self.shape), self.dtype,
                               ctypes.byref(self.options), ctypes.byref(nbytes)), self.handle)
+        if nbytes.value == 0:
+            return None, 0
         return self.arrays.workspace(nbytes.value, like), nbytes.value
 
     def lse(self, like):
@@ -87,6 +103,10 @@ class _Call:
         s = self.shape
         return self.arrays.float32((s.batch, s.heads_q, s.seqlen_q), like,
                                    zeroed=self.options.cu_seqlens_q is not None)
+
+
+def pointer_or_null(call, buffer):
+    return None if buffer is None else call.arrays.pointer(buffer)
 
 
 def forward(attention, q, k, v):
@@ -99,7 +119,7 @@ def forward(attention, q, k, v):
     r = ctypes.byref
     L.check(L.lib().fa2_fwd(call.handle, r(call.shape), r(call.tensor(q)), r(call.tensor(k)),
                             r(call.tensor(v)), r(call.tensor(out)), call.arrays.pointer(lse),
-                            r(call.options), call.arrays.pointer(workspace), nbytes, call.arrays.stream),
+                            r(call.options), pointer_or_null(call, workspace), nbytes, call.arrays.stream),
             call.handle)
     return out, lse
 
@@ -115,7 +135,7 @@ def backward(attention, dout, q, k, v, out, lse):
         raise ValueError("dout and out must be shaped like q %s; got %s and %s"
                          % (tuple(q.shape), tuple(dout.shape), tuple(out.shape)))
     expected_lse = (call.shape.batch, call.shape.heads_q, call.shape.seqlen_q)
-    if tuple(lse.shape) != expected_lse or str(lse.dtype).split(".")[-1] != "float32":
+    if tuple(lse.shape) != expected_lse or not call.arrays.is_float32(lse):
         raise ValueError("softmax_lse must be float32 %s, got %s %s" % (expected_lse, lse.dtype, tuple(lse.shape)))
     lse = call.arrays.contiguous(lse)
     dq, dk, dv = (call.arrays.empty(tuple(x.shape), x) for x in (q, k, v))
@@ -124,7 +144,7 @@ def backward(attention, dout, q, k, v, out, lse):
     L.check(L.lib().fa2_bwd(call.handle, r(call.shape), r(call.tensor(dout)), r(call.tensor(q)),
                             r(call.tensor(k)), r(call.tensor(v)), r(call.tensor(out)),
                             call.arrays.pointer(lse), r(call.tensor(dq)), r(call.tensor(dk)),
-                            r(call.tensor(dv)), r(call.options), call.arrays.pointer(workspace), nbytes,
+                            r(call.tensor(dv)), r(call.options), pointer_or_null(call, workspace), nbytes,
                             call.arrays.stream),
             call.handle)
     return dq, dk, dv

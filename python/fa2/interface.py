@@ -40,19 +40,23 @@ def _autograd_function():
         import torch
 
         class FlashAttention(torch.autograd.Function):
+            # lse is an output only when the caller asks for it: autograd
+            # then keeps no record of a second output (host time a call).
             @staticmethod
-            def forward(ctx, q, k, v, attention):
+            def forward(ctx, q, k, v, attention, with_lse):
                 out, lse = _ops.forward(attention, q, k, v)
                 ctx.save_for_backward(q, k, v, out, lse)
                 ctx.attention = attention
+                if not with_lse:
+                    return out
                 ctx.mark_non_differentiable(lse)
                 return out, lse
 
             @staticmethod
-            def backward(ctx, dout, _dlse):
+            def backward(ctx, dout, *_dlse):
                 q, k, v, out, lse = ctx.saved_tensors
                 dq, dk, dv = _ops.backward(ctx.attention, dout, q, k, v, out, lse)
-                return dq, dk, dv, None
+                return dq, dk, dv, None, None
 
         _function = FlashAttention
     return _function
@@ -60,10 +64,12 @@ def _autograd_function():
 
 def _attend(q, k, v, attention, dropout_p, softcap, alibi_slopes, return_attn_probs):
     _refuse_unsupported(dropout_p, softcap, alibi_slopes)
-    if _autograd_wanted(q, k, v):
-        out, lse = _autograd_function().apply(q, k, v, attention)
-    else:
+    if not _autograd_wanted(q, k, v):
         out, lse = _ops.forward(attention, q, k, v)
+    elif return_attn_probs:
+        out, lse = _autograd_function().apply(q, k, v, attention, True)
+    else:
+        return _autograd_function().apply(q, k, v, attention, False)
     return (out, lse, None) if return_attn_probs else out
 
 
