@@ -52,8 +52,8 @@ struct FwdKernel {
   static constexpr bool kWholeTileLoads = kHeadDim == 256;
   // O leaves through shared memory (16-byte pieces of rows) up to d128:
   // H200 through FA2_CUDA_PATH=sm80, 2026-11-30 06:17, against 4-byte
-  // stores from the accumulators, d128 +5% at 1k, +2..3% at 2k, d64
-  // +2..4% at 1k-4k; d256 +1..6% at 1k but -2..3% at 16k.
+  // stores from the accumulators, d128 +5..6% at 1k, +2..4% at 2k, d64
+  // +1..4% at 1k-4k; d256 +2..6% at 1k but -2..3% at 16k.
   static constexpr bool kStagedEpilogue = kHeadDim <= 128;
   static_assert(kWarpRows % 16 == 0 && kStages >= 1, "bad forward tile plan");
   using QTile = SmemTile<kBlockM, kHeadDim>;

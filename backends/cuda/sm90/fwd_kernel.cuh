@@ -69,7 +69,7 @@ struct FwdKernel {
   // O leaves through shared memory (tile_put_pair, 16-byte pieces of rows)
   // where a 16-row tile per consumer warp fits next to the rest (d64);
   // elsewhere from the accumulators in 4-byte pieces. H200, 2026-11-30
-  // 06:17, against 4-byte stores at d64: +2..5% at 512 and 1k, even from 2k.
+  // 06:17, against 4-byte stores at d64: +2..4% at 512 and 1k, even from 2k.
   static constexpr uint32_t kOutTiles =
       kHoldSlots + (kOverlapSoftmax ? 4 * 128 * kConsumers : 0);  // offset
   static constexpr uint32_t kOutTileBytes = 16 * kHeadDim * 2;             // one warp's rows
