@@ -70,8 +70,7 @@ class TorchTensors:
         self.torch = torch
         self.dtypes = {torch.float16: L.DTYPE_F16, torch.bfloat16: L.DTYPE_BF16,
                        torch.float32: L.DTYPE_F32}
-        self.on_gpu = device.type == "cuda"
-        if self.on_gpu:
+        if device.type == "cuda":
             self.backend = L.BACKEND_HIP if torch.version.hip else L.BACKEND_CUDA
             self.device = device.index if device.index is not None else torch.cuda.current_device()
             # The raw getter behind torch.cuda.current_stream, which builds a
