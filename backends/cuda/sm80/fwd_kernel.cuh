@@ -59,6 +59,16 @@ struct FwdKernel {
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   static constexpr int kSmemBytes = QTile::kBytes + 2 * kStages * KVTile::kBytes;
+  // d256 (one stage): a thread's copies of V_i go out one per k step of the
+  // first half of Q K_i^T rather than in one burst before it, which stalled
+  // the warps behind the copies (ncu, 2026-11-30 01:36: long_scoreboard at
+  // the registers of queued LDGSTS). H200 through FA2_CUDA_PATH=sm80,
+  // 2026-11-30 06:59: +3..6% at 512-16k; one copy every other step: -1..-3%.
+  static constexpr bool kSpreadV = kHeadDim == 256;
+  static constexpr int kVCopies = kBlockN * (kHeadDim / 8) / kThreads;  // a thread's, per tile
+  static_assert(!kSpreadV || (kStages == 1 && kUnrollK == kHeadDim / 16 &&
+                              kVCopies <= kHeadDim / 16),
+                "V's copies spread over an unrolled Q K^T");
   static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
 };
 
@@ -140,8 +150,10 @@ __global__ void __launch_bounds__(kWarps * 32)
     if constexpr (kStages == 1) {
       cp_async_wait<0>();
       __syncthreads();  // K_i is visible to all; every warp is done with V_{i-1}
-      load_block(sV, v, p.v.stride_seq, i);
-      cp_async_commit();
+      if constexpr (!K::kSpreadV) {
+        load_block(sV, v, p.v.stride_seq, i);
+        cp_async_commit();
+      }
     } else {
       cp_async_wait<kStages - 2>();
       __syncthreads();  // block i is visible to all; the stage of block i-1 is free
@@ -155,8 +167,20 @@ __global__ void __launch_bounds__(kWarps * 32)
 
     float s[kSlabs][2][kBlockN / 4];
     zero<kSlabs, kBlockN>(s);
-    gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, sQ, warp_row0, sK_i, 0,
-                                                                     lane);
+    if constexpr (K::kSpreadV) {  // V_i's copies among Q K_i^T's k steps
+      const int key0 = n_block * kBlockN;
+      const T *v_block = v + key0 * p.v.stride_seq;
+      gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
+          s, sQ, warp_row0, sK_i, 0, lane, [&](int kk) {
+            if (kk < K::kVCopies)
+              load_tile_piece_async<KVTile, K::kThreads, K::kWholeTileLoads>(
+                  kk, sV, v_block, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
+          });
+      cp_async_commit();
+    } else {
+      gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, sQ, warp_row0, sK_i, 0,
+                                                                       lane);
+    }
 
     if (core::tile_needs_mask(mask, item.m_block, n_block, kBlockM, kBlockN)) {
 #pragma unroll

@@ -65,6 +65,23 @@ __device__ inline void tile_copy_out(const unsigned char *tile, T *dst, int64_t 
   }
 }
 
+// Copy `it` of load_tile_async's per-thread copies (its kThreads >=
+// kChunksPerRow form: thread tid's column, row tid / kChunksPerRow + it *
+// kRowStep), for callers that spread a tile's copies over other work.
+template <class Tile, int kThreads, bool kWholeTiles = false, class T>
+__device__ inline void load_tile_piece_async(int it, uint32_t smem, const T *gmem,
+                                             int64_t row_stride, int rows_valid, int cols_valid,
+                                             int tid) {
+  constexpr int kChunksPerRow = Tile::kCols / 8;
+  static_assert(kThreads >= kChunksPerRow && kThreads % kChunksPerRow == 0, "piecewise copy");
+  constexpr int kRowStep = kThreads / kChunksPerRow;
+  const int row = tid / kChunksPerRow + it * kRowStep, col = (tid % kChunksPerRow) * 8;
+  if (Tile::kRows % kRowStep != 0 && row >= Tile::kRows) return;
+  const bool valid = (kWholeTiles && rows_valid >= Tile::kRows && cols_valid >= Tile::kCols) ||
+                     (row < rows_valid && col < cols_valid);
+  cp_async_16(Tile::addr(smem, row, col), valid ? gmem + row * row_stride + col : gmem, valid);
+}
+
 // Cooperative asynchronous copy of one tile from rows of a strided tensor.
 // Rows >= rows_valid and columns >= cols_valid are zero-filled, so padded
 // head dims and ragged sequence ends need no copy and no branch later.

@@ -40,13 +40,20 @@ __device__ inline void zero(float (&acc)[kSlabs][2][kN / 4]) {
       for (int c = 0; c < kN / 4; ++c) acc[s][h][c] = 0.f;
 }
 
+// The default `between` of the GEMMs below: no work of the caller's.
+struct NoWork {
+  __device__ void operator()(int) const {}
+};
+
 // acc[s] += A[a_row0 + 16 s .., 0..kK) * B[b_row0 .. + kN, 0..kK)^T.
 // sA / sB are shared addresses (smem_address). The k loop only moves
 // addresses: kUnrollK trades the overlap of the next step's loads against
-// registers (1 where the caller's registers are tight).
-template <class T, class ATile, class BTile, int kSlabs, int kN, int kK, int kUnrollK = 1>
+// registers (1 where the caller's registers are tight). `between(kk)` runs
+// after step kk's mma (the forward's V copies at d256).
+template <class T, class ATile, class BTile, int kSlabs, int kN, int kK, int kUnrollK = 1,
+          class Between = NoWork>
 __device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int a_row0,
-                               uint32_t sB, int b_row0, int lane) {
+                               uint32_t sB, int b_row0, int lane, Between between = {}) {
   const uint32_t a_lane = ATile::addr(sA, a_row0 + lane % 16, (lane / 16) * 8);
   const uint32_t b_lane = BTile::addr(sB, b_row0 + lane % 8 + (lane / 16) * 8, ((lane / 8) % 2) * 8);
 #pragma unroll kUnrollK
@@ -64,6 +71,7 @@ __device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int
         mma_into<T, kN>(acc[s], 2 * np + 1, a[s], b[2], b[3]);
       }
     }
+    between(kk);
   }
 }
 
@@ -173,9 +181,6 @@ struct SmemStep {
 // fragment registers; the loop is unrolled fully (kK / 16 steps).
 // `between(kk)` runs after step kk's mma: work of the caller's that the
 // tensor cores do not wait for (the backward's dQ atomics), spread among them.
-struct NoWork {
-  __device__ void operator()(int) const {}
-};
 template <class T, class A, class B, int kSlabs, int kN, int kK, class Between = NoWork>
 __device__ inline void gemm_smem(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int a_mn0,
                                  uint32_t sB, int b_mn0, int lane, Between between = {}) {
