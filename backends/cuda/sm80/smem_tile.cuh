@@ -67,7 +67,8 @@ __device__ inline void tile_copy_out(const unsigned char *tile, T *dst, int64_t 
 
 // Copy `it` of load_tile_async's per-thread copies (its kThreads >=
 // kChunksPerRow form: thread tid's column, row tid / kChunksPerRow + it *
-// kRowStep), for callers that spread a tile's copies over other work.
+// kRowStep), for callers that spread a tile's copies over other work. Each
+// copy forms its own address: there is no walk down the rows to share.
 template <class Tile, int kThreads, bool kWholeTiles = false, class T>
 __device__ inline void load_tile_piece_async(int it, uint32_t smem, const T *gmem,
                                              int64_t row_stride, int rows_valid, int cols_valid,
