@@ -38,6 +38,7 @@
 #include "core/online_softmax.h"
 #include "core/work.h"
 #include "empty_rows.cuh"
+#include "sm80/smem_tile.cuh"
 #include "sm80/tile_ops.cuh"
 #include "sm90/hopper_ops.cuh"
 #include "sm90/tile_plan.h"
@@ -70,13 +71,13 @@ struct FwdKernel {
   // where a 16-row tile per consumer warp fits next to the rest (d64);
   // elsewhere from the accumulators in 4-byte pieces. H200, 2026-11-30
   // 06:17, against 4-byte stores at d64: +2..4% at 512 and 1k, even from 2k.
+  using OutTile = XorTile<16, kHeadDim>;  // one consumer warp's rows
   static constexpr uint32_t kOutTiles =
       kHoldSlots + (kOverlapSoftmax ? 4 * 128 * kConsumers : 0);  // offset
-  static constexpr uint32_t kOutTileBytes = 16 * kHeadDim * 2;             // one warp's rows
   static constexpr bool kStagedEpilogue =
-      kOutTiles + 4 * kConsumers * kOutTileBytes + 1024 <= kMaxSmemBytes;
+      kOutTiles + 4 * kConsumers * OutTile::kBytes + 1024 <= kMaxSmemBytes;
   static constexpr int kSmemBytes =
-      kOutTiles + (kStagedEpilogue ? 4 * kConsumers * kOutTileBytes : 0) + 1024;
+      kOutTiles + (kStagedEpilogue ? 4 * kConsumers * OutTile::kBytes : 0) + 1024;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
@@ -316,9 +317,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     kv_reads += num_blocks;
 
     // Epilogue: one rescale per row, then out and lse.
-    using OutTile = XorTile<16, kHeadDim>;  // this warp's 16 rows
-    unsigned char *const out_tile =
-        smem_base + K::kOutTiles + (4 * wg + warp) * K::kOutTileBytes;
+    using OutTile = typename K::OutTile;
+    unsigned char *const out_tile = smem_base + K::kOutTiles + (4 * wg + warp) * OutTile::kBytes;
     if constexpr (K::kStagedEpilogue) __syncwarp();  // the warp is done with the last tile's
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
