@@ -15,3 +15,23 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/fa2ConfigVersion.cmake
   COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/fa2Config.cmake ${PROJECT_BINARY_DIR}/fa2ConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fa2)
+
+# fa2.pc, for builds without CMake. Relocatable: its prefix is relative to the
+# file itself, unless the install directories were given as absolute paths.
+set(pc_dir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(IS_ABSOLUTE "${pc_dir}")
+  set(FA2_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH up /prefix/${pc_dir} /prefix)
+  string(REGEX REPLACE "/$" "" up "${up}")
+  set(FA2_PC_PREFIX "\${pcfiledir}/${up}")
+endif()
+foreach(kind LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${kind}}")
+    set(FA2_PC_${kind} "${CMAKE_INSTALL_${kind}}")
+  else()
+    set(FA2_PC_${kind} "\${prefix}/${CMAKE_INSTALL_${kind}}")
+  endif()
+endforeach()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/fa2.pc.in ${PROJECT_BINARY_DIR}/fa2.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/fa2.pc DESTINATION ${pc_dir})
