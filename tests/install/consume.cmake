@@ -1,9 +1,8 @@
 # cmake -P consume.cmake: install the fa2 build in BUILD_DIR into WORK_DIR/prefix
 # (a fresh one), configure and build tests/install as an outside project with
 # only that prefix to find fa2 in, build the same program from fa2.pc through
-# pkg-config, and run both. Any failed step
-# fails the test; the smoke program's own output says SKIPPED when the CPU
-# backend is not in the build.
+# pkg-config, and run both. Any failed step fails the test; the smoke
+# program's own output says SKIPPED when the CPU backend is not in the build.
 foreach(var BUILD_DIR WORK_DIR SOURCE_DIR VERSION GENERATOR C_COMPILER CXX_COMPILER FLAGS)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "consume.cmake: -D${var}=... missing")
