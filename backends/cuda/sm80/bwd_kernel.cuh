@@ -61,6 +61,10 @@ struct BwdKernel {
   // test at d256, as the forward's K / V: H200 through FA2_CUDA_PATH=sm80,
   // 2026-11-30 04:55, +1..2% at 1k-16k; at d192 -1..-2%.
   static constexpr bool kWholeTileLoads = kHeadDim == 256;
+  // One stage: the next Q / dO copies go out a few per k step of dQ's GEMM
+  // instead of in one burst before it (the forward's kSpreadV). H200 through
+  // FA2_CUDA_PATH=sm80, 2026-12-01 22:39: d256 +1..2% at 1k-16k; d192 -5%.
+  static constexpr bool kSpreadLoads = kStages == 1 && kHeadDim == 256;
 };
 
 // Operand views of the backward's tiles (see SmemOperand).
@@ -139,14 +143,9 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     return at.m_block + 1 < blocks.end ? Step{at.m_block + 1, at.head_q}
                                        : Step{blocks.begin, at.head_q + 1};
   };
-  auto load_q = [&](int i, Step at) {
+  auto load_stats = [&](int i, Step at) {
     if (i >= num_iters) return;
     const int row0 = at.m_block * kBlockM, head_q = at.head_q;
-    const T *q = static_cast<const T *>(p.q.data) +
-                 core::row_offset(p.q, item.batch, seq.q_row0, row0, head_q);
-    load_tile_async<QTile, K::kThreads, K::kWholeTileLoads>(
-        sQ + (i % kStages) * QTile::kBytes, q, p.q.stride_seq, seq.seqlen_q - row0, p.head_dim,
-        tid);
     const int64_t index = core::row_stat_index(p, item.batch, head_q, row0);
     // Rows past the sequence read lse 0 and D 0 (zero-filled, as are their
     // Q and dO rows): their S is 0 and p 1, but dP and D are 0, so their dS
@@ -156,6 +155,16 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
                                             seq.seqlen_q - row0, tid);
     load_floats_async<kBlockM, K::kThreads>(sStats + 4 * (2 + i % 2) * kBlockM,
                                             scratch.delta + index, seq.seqlen_q - row0, tid);
+  };
+  auto load_q = [&](int i, Step at) {
+    if (i >= num_iters) return;
+    const int row0 = at.m_block * kBlockM, head_q = at.head_q;
+    const T *q = static_cast<const T *>(p.q.data) +
+                 core::row_offset(p.q, item.batch, seq.q_row0, row0, head_q);
+    load_tile_async<QTile, K::kThreads, K::kWholeTileLoads>(
+        sQ + (i % kStages) * QTile::kBytes, q, p.q.stride_seq, seq.seqlen_q - row0, p.head_dim,
+        tid);
+    load_stats(i, at);
   };
   auto load_do = [&](int i, Step at) {
     if (i >= num_iters) return;
@@ -252,14 +261,41 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     };
     if constexpr (kStages == 1) update_dk(NoWork{});
     __syncthreads();  // dO (with one stage also Q) is free: the next one loads during dQ
-    load_do(i + 1, next);
-    if constexpr (kStages == 1) load_q(i + 1, next);
-    cp_async_commit();
-
     float dq[kDqSlabs][2][K::kDqCols / 4];
     zero<kDqSlabs, K::kDqCols>(dq);
-    gemm_smem<T, RowsA<PTile>, ColsB<KVTile>, kDqSlabs, K::kDqCols, kBlockN>(
-        dq, sdS, dq_rows * K::kDqRows, sK, dq_cols * K::kDqCols, lane);
+    if constexpr (K::kSpreadLoads) {
+      // Copy `it` of the next Q and dO after step kk of dQ's GEMM, kPerStep a step.
+      load_stats(i + 1, next);
+      const bool has_next = i + 1 < num_iters;
+      const int next_row0 = next.m_block * kBlockM;
+      const T *q_next = static_cast<const T *>(p.q.data) +
+                        core::row_offset(p.q, item.batch, seq.q_row0, next_row0, next.head_q);
+      const T *dout_next =
+          static_cast<const T *>(p.dout.data) +
+          core::row_offset(p.dout, item.batch, seq.q_row0, next_row0, next.head_q);
+      constexpr int kPieces = tile_pieces<QTile, K::kThreads>();
+      constexpr int kPerStep = (kPieces + kBlockN / 16 - 1) / (kBlockN / 16);
+      gemm_smem<T, RowsA<PTile>, ColsB<KVTile>, kDqSlabs, K::kDqCols, kBlockN>(
+          dq, sdS, dq_rows * K::kDqRows, sK, dq_cols * K::kDqCols, lane, [&](int kk) {
+            if (!has_next) return;
+#pragma unroll
+            for (int it = kPerStep * kk; it < kPerStep * (kk + 1); ++it)
+              if (it < kPieces) {
+                load_tile_piece_async<QTile, K::kThreads, K::kWholeTileLoads>(
+                    it, sQ, q_next, p.q.stride_seq, seq.seqlen_q - next_row0, p.head_dim, tid);
+                load_tile_piece_async<QTile, K::kThreads, K::kWholeTileLoads>(
+                    it, sdO, dout_next, p.dout.stride_seq, seq.seqlen_q - next_row0, p.head_dim,
+                    tid);
+              }
+          });
+      cp_async_commit();
+    } else {
+      load_do(i + 1, next);
+      if constexpr (kStages == 1) load_q(i + 1, next);
+      cp_async_commit();
+      gemm_smem<T, RowsA<PTile>, ColsB<KVTile>, kDqSlabs, K::kDqCols, kBlockN>(
+          dq, sdS, dq_rows * K::kDqRows, sK, dq_cols * K::kDqCols, lane);
+    }
     // One 64-bit address per query block; the rows and columns of the warp
     // tile are small offsets from it, tested only in a block that reaches
     // past the sequence or a head dim below the tile's. (Computed per

@@ -59,13 +59,14 @@ struct FwdKernel {
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   static constexpr int kSmemBytes = QTile::kBytes + 2 * kStages * KVTile::kBytes;
-  // d256 (one stage): a thread's copies of V_i go out one per k step of the
-  // first half of Q K_i^T rather than in one burst before it, which stalled
+  // d192 / d256 (one stage): a thread's copies of V_i go out one per k step of
+  // the first part of Q K_i^T rather than in one burst before it, which stalled
   // the warps behind the copies (ncu, 2026-11-30 01:00 session: long_scoreboard at
-  // the registers of queued LDGSTS). H200 through FA2_CUDA_PATH=sm80,
-  // 2026-11-30 06:59: +2..6% at 512-16k; one copy every other step: -3..+1%.
-  static constexpr bool kSpreadV = kHeadDim == 256;
-  static constexpr int kVCopies = kBlockN * (kHeadDim / 8) / kThreads;  // a thread's, per tile
+  // the registers of queued LDGSTS). H200 through FA2_CUDA_PATH=sm80: d256
+  // 2026-11-30 06:59, +2..6% at 512-16k (one copy every other step: -3..+1%);
+  // d192 2026-12-01 22:39, +1..4% at 512-16k but for 1k causal (-1%).
+  static constexpr bool kSpreadV = kStages == 1 && kSlabs == 1 && kHeadDim >= 192;
+  static constexpr int kVCopies = tile_pieces<KVTile, kThreads>();  // a thread's, per tile
   static_assert(!kSpreadV || (kStages == 1 && kUnrollK == kHeadDim / 16 &&
                               kVCopies <= kHeadDim / 16),
                 "V's copies spread over an unrolled Q K^T");

@@ -65,17 +65,27 @@ __device__ inline void tile_copy_out(const unsigned char *tile, T *dst, int64_t 
   }
 }
 
-// Copy `it` of load_tile_async's per-thread copies (its kThreads >=
-// kChunksPerRow form: thread tid's column, row tid / kChunksPerRow + it *
-// kRowStep), for callers that spread a tile's copies over other work. Each
-// copy forms its own address: there is no walk down the rows to share.
+// How many copies a thread makes of one tile in load_tile_piece_async's form.
+template <class Tile, int kThreads>
+constexpr int tile_pieces() {
+  constexpr int kRowStep = kThreads / (Tile::kCols / 8);
+  return (Tile::kRows + kRowStep - 1) / kRowStep;
+}
+
+// Copy `it` (0 <= it < tile_pieces) of load_tile_async's per-thread copies
+// (its kThreads >= kChunksPerRow form: thread tid's column, row tid /
+// kChunksPerRow + it * kRowStep), for callers that spread a tile's copies
+// over other work. Each copy forms its own address: there is no walk down
+// the rows to share.
 template <class Tile, int kThreads, bool kWholeTiles = false, class T>
 __device__ inline void load_tile_piece_async(int it, uint32_t smem, const T *gmem,
                                              int64_t row_stride, int rows_valid, int cols_valid,
                                              int tid) {
   constexpr int kChunksPerRow = Tile::kCols / 8;
-  static_assert(kThreads >= kChunksPerRow && kThreads % kChunksPerRow == 0, "piecewise copy");
+  static_assert(kThreads >= kChunksPerRow, "piecewise copy");
   constexpr int kRowStep = kThreads / kChunksPerRow;
+  // As in load_tile_async: threads past kRowStep whole rows copy nothing (d192).
+  if (kThreads % kChunksPerRow != 0 && tid >= kRowStep * kChunksPerRow) return;
   const int row = tid / kChunksPerRow + it * kRowStep, col = (tid % kChunksPerRow) * 8;
   if (Tile::kRows % kRowStep != 0 && row >= Tile::kRows) return;
   const bool valid = (kWholeTiles && rows_valid >= Tile::kRows && cols_valid >= Tile::kCols) ||
