@@ -65,6 +65,12 @@ struct BwdKernel {
   // instead of in one burst before it (the forward's kSpreadV). H200 through
   // FA2_CUDA_PATH=sm80, 2026-12-01 22:39: d256 +1..2% at 1k-16k; d192 -5%.
   static constexpr bool kSpreadLoads = kStages == 1 && kHeadDim == 256;
+  // lse / D copies in load_floats_async's constant-trip loop. H200 through
+  // FA2_CUDA_PATH=sm80, against the plain loop: 2026-12-02 00:29, d64
+  // +1.5..2.5% at 1k-16k, d256 +0..1%, d128 -1% at every point; 00:53,
+  // this choice, d64 +2..3%, d128 / d256 within 1% (d32 and d192 share
+  // d64's and d256's plans; d96 d128's).
+  static constexpr bool kConstantTripStats = kHeadDim <= 64 || kHeadDim >= 192;
 };
 
 // Operand views of the backward's tiles (see SmemOperand).
@@ -151,28 +157,29 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     // Q and dO rows): their S is 0 and p 1, but dP and D are 0, so their dS
     // is 0 and P^T dO adds 0; their dQ is never written. (A +inf fill
     // would cost the main loop registers it does not have.)
-    load_floats_async<kBlockM, K::kThreads>(sStats + 4 * (i % 2) * kBlockM, p.lse + index,
-                                            seq.seqlen_q - row0, tid);
-    load_floats_async<kBlockM, K::kThreads>(sStats + 4 * (2 + i % 2) * kBlockM,
-                                            scratch.delta + index, seq.seqlen_q - row0, tid);
+    load_floats_async<kBlockM, K::kThreads, K::kConstantTripStats>(
+        sStats + 4 * (i % 2) * kBlockM, p.lse + index, seq.seqlen_q - row0, tid);
+    load_floats_async<kBlockM, K::kThreads, K::kConstantTripStats>(
+        sStats + 4 * (2 + i % 2) * kBlockM, scratch.delta + index, seq.seqlen_q - row0, tid);
+  };
+  // The first row of query block `at` in Q or dO.
+  auto block_rows = [&](const core::TensorRef &t, Step at) {
+    return static_cast<const T *>(t.data) +
+           core::row_offset(t, item.batch, seq.q_row0, at.m_block * kBlockM, at.head_q);
   };
   auto load_q = [&](int i, Step at) {
     if (i >= num_iters) return;
-    const int row0 = at.m_block * kBlockM, head_q = at.head_q;
-    const T *q = static_cast<const T *>(p.q.data) +
-                 core::row_offset(p.q, item.batch, seq.q_row0, row0, head_q);
     load_tile_async<QTile, K::kThreads, K::kWholeTileLoads>(
-        sQ + (i % kStages) * QTile::kBytes, q, p.q.stride_seq, seq.seqlen_q - row0, p.head_dim,
-        tid);
+        sQ + (i % kStages) * QTile::kBytes, block_rows(p.q, at), p.q.stride_seq,
+        seq.seqlen_q - at.m_block * kBlockM, p.head_dim, tid);
     load_stats(i, at);
   };
   auto load_do = [&](int i, Step at) {
     if (i >= num_iters) return;
-    const int row0 = at.m_block * kBlockM;
-    const T *dout = static_cast<const T *>(p.dout.data) +
-                    core::row_offset(p.dout, item.batch, seq.q_row0, row0, at.head_q);
-    load_tile_async<QTile, K::kThreads, K::kWholeTileLoads>(sdO, dout, p.dout.stride_seq,
-                                                             seq.seqlen_q - row0, p.head_dim, tid);
+    load_tile_async<QTile, K::kThreads, K::kWholeTileLoads>(sdO, block_rows(p.dout, at),
+                                                             p.dout.stride_seq,
+                                                             seq.seqlen_q - at.m_block * kBlockM,
+                                                             p.head_dim, tid);
   };
   Step at{blocks.begin, item.head_kv * p.group_size};
   load_q(0, at);
@@ -268,11 +275,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
       load_stats(i + 1, next);
       const bool has_next = i + 1 < num_iters;
       const int next_row0 = next.m_block * kBlockM;
-      const T *q_next = static_cast<const T *>(p.q.data) +
-                        core::row_offset(p.q, item.batch, seq.q_row0, next_row0, next.head_q);
-      const T *dout_next =
-          static_cast<const T *>(p.dout.data) +
-          core::row_offset(p.dout, item.batch, seq.q_row0, next_row0, next.head_q);
+      const T *q_next = block_rows(p.q, next), *dout_next = block_rows(p.dout, next);
       constexpr int kPieces = tile_pieces<QTile, K::kThreads>();
       constexpr int kPerStep = (kPieces + kBlockN / 16 - 1) / (kBlockN / 16);
       gemm_smem<T, RowsA<PTile>, ColsB<KVTile>, kDqSlabs, K::kDqCols, kBlockN>(

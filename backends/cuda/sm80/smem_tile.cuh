@@ -150,13 +150,28 @@ __device__ inline void load_tile_async(uint32_t smem, const T *gmem, int64_t row
 // Cooperative asynchronous copy of kCount consecutive floats (4-byte
 // cp.async, through L1); entries >= `valid` are zero-filled. For per-row
 // statistics: a plain global load would stall its thread until the data
-// arrive.
-template <int kCount, int kThreads>
+// arrive. kConstantTrip: a loop of constant trip count. The plain form
+// (`i = tid; i < kCount; i += kThreads`) compiles to a generic loop
+// unrolled by four with a remainder, ~50 instructions and 4 branches a
+// call, as the compiler cannot know that tid < kThreads (ncu 2026-12-01,
+// the d64 backward's SASS); which form is faster depends on the kernel
+// around it (bwd_kernel.cuh, kConstantTripStats).
+template <int kCount, int kThreads, bool kConstantTrip = false>
 __device__ inline void load_floats_async(uint32_t smem, const float *gmem, int valid, int tid) {
-  for (int i = tid; i < kCount; i += kThreads) {
+  auto copy = [&](int i) {
     const bool ok = i < valid;
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem + 4u * uint32_t(i)),
                  "l"(ok ? gmem + i : gmem), "r"(ok ? 4 : 0));
+  };
+  if constexpr (kConstantTrip) {
+#pragma unroll
+    for (int k = 0; k < (kCount + kThreads - 1) / kThreads; ++k) {
+      const int i = tid + k * kThreads;
+      if (kCount % kThreads != 0 && i >= kCount) break;
+      copy(i);
+    }
+  } else {
+    for (int i = tid; i < kCount; i += kThreads) copy(i);
   }
 }
 
