@@ -314,8 +314,18 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     // (lane_id(): RowPieces from `lane` stayed live across the loop and
     // spilled at d64 or d128, 255 registers.)
     const RowPieces pieces(lane_id());
-    const int dq_row0 = m_block * kBlockM + dq_rows * K::kDqRows + (kPieces ? group & ~1 : group);
-    const int dq_col0 = dq_cols * K::kDqCols + (kPieces ? pieces.lane_col : 2 * in_quad);
+    // At d256 the pieces go through the warp's 1 KB of the P tile instead,
+    // which nothing reads between the barrier before dQ (dV is done with
+    // it) and the next iteration's. H200 through FA2_CUDA_PATH=sm80, against
+    // RowPieces: 2026-12-02 01:35 and 02:00, d256 +0..1.5% at 1k-16k; d64
+    // -5% at every point (02:00); at d128 the staged form spilled 28 bytes.
+    constexpr bool kStaged = kPieces && kHeadDim == 256;
+    static_assert(!kStaged || PTile::kBytes >= 1024 * K::kWarps, "a 1 KB slot a warp");
+    const StagedPieces staged{sP + 1024u * uint32_t(warp), kStaged ? lane_id() : 0};
+    const int dq_row0 = m_block * kBlockM + dq_rows * K::kDqRows +
+                        (kStaged ? lane_id() / 8 : kPieces ? group & ~1 : group);
+    const int dq_col0 = dq_cols * K::kDqCols +
+                        (kStaged ? 4 * (lane_id() % 8) : kPieces ? pieces.lane_col : 2 * in_quad);
     float *const dq_base = scratch.dq_accum +
                            core::row_stat_index(p, item.batch, head_q, 0) * p.head_dim +
                            int64_t(dq_row0) * p.head_dim + dq_col0;
@@ -334,7 +344,17 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
           return !decltype(checked)::value ||
                  (dq_row0 + row + row_offset < seq.seqlen_q && dq_col0 + col < p.head_dim);
         };
-        if constexpr (kPieces) {
+        if constexpr (kStaged) {
+          __syncwarp();  // the warp's reads of the previous unit are done
+          staged.put(&dq[sl][h][8 * u], 2);
+          __syncwarp();
+#pragma unroll
+          for (int k = 0; k < 2; ++k) {
+            const float4 v = staged.get(k);
+            if (in_bounds(4 * k, 32 * u))
+              red_add_v4_f32(dq_row + 4 * k * p.head_dim + 32 * u, v.x, v.y, v.z, v.w);
+          }
+        } else if constexpr (kPieces) {
           float even_row[4], odd_row[4];
           pieces.gather(&dq[sl][h][8 * u], 2, even_row, odd_row);
           if (in_bounds(0, 32 * u))
