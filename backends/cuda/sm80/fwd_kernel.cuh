@@ -50,11 +50,13 @@ struct FwdKernel {
   // H200 through FA2_CUDA_PATH=sm80, 2026-11-30 04:49 / 04:55, +1..2% at
   // 1k-16k; d192 -1..+2%; at d128 the branch spilled 144 bytes (01:00).
   static constexpr bool kWholeTileLoads = kHeadDim == 256;
-  // O leaves through shared memory (16-byte pieces of rows) up to d128:
-  // H200 through FA2_CUDA_PATH=sm80, 2026-11-30 06:17, against 4-byte
-  // stores from the accumulators, d128 +5..6% at 1k, +2..4% at 2k, d64
-  // +1..4% at 1k-4k; d256 +2..6% at 1k but -2..3% at 16k.
-  static constexpr bool kStagedEpilogue = kHeadDim <= 128;
+  // O leaves through shared memory (16-byte pieces of rows) up to d128 and
+  // at d256: H200 through FA2_CUDA_PATH=sm80, 2026-11-30 06:17, against
+  // 4-byte stores from the accumulators, d128 +5..6% at 1k, +2..4% at 2k,
+  // d64 +1..4% at 1k-4k; d256 2026-12-02 02:10, +9..12% at 512, +3..8% at
+  // 1k, +1..4% at 2k, -1..1.5% at 16k (kept for the short sequences, where
+  // the d256 forward was furthest behind FlashAttention-2).
+  static constexpr bool kStagedEpilogue = kHeadDim <= 128 || kHeadDim == 256;
   static_assert(kWarpRows % 16 == 0 && kStages >= 1, "bad forward tile plan");
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using KVTile = SmemTile<kBlockN, kHeadDim>;
