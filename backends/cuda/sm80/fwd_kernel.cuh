@@ -50,13 +50,6 @@ struct FwdKernel {
   // H200 through FA2_CUDA_PATH=sm80, 2026-11-30 04:49 / 04:55, +1..2% at
   // 1k-16k; d192 -1..+2%; at d128 the branch spilled 144 bytes (01:00).
   static constexpr bool kWholeTileLoads = kHeadDim == 256;
-  // O leaves through shared memory (16-byte pieces of rows) up to d128 and
-  // at d256: H200 through FA2_CUDA_PATH=sm80, 2026-11-30 06:17, against
-  // 4-byte stores from the accumulators, d128 +5..6% at 1k, +2..4% at 2k,
-  // d64 +1..4% at 1k-4k; d256 2026-12-02 02:10, +9..12% at 512, +3..8% at
-  // 1k, +1..4% at 2k, -1..1.5% at 16k (kept for the short sequences, where
-  // the d256 forward was furthest behind FlashAttention-2).
-  static constexpr bool kStagedEpilogue = kHeadDim <= 128 || kHeadDim == 256;
   static_assert(kWarpRows % 16 == 0 && kStages >= 1, "bad forward tile plan");
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using KVTile = SmemTile<kBlockN, kHeadDim>;
@@ -226,48 +219,40 @@ __global__ void __launch_bounds__(kWarps * 32)
   }
   cp_async_wait<0>();  // nothing may stay in flight past the kernel's end
 
-  // Epilogue: one rescale per row, then out and lse. Where staged, out
-  // goes through the warp's own rows of the Q tile, which only this warp
-  // read (tile_put_pair, then 16-byte pieces of rows). The lane is read
-  // afresh there (derived from `lane`, ptxas kept the indices live across
-  // the main loop and spilled at d64) and not elsewhere (spilled at d256).
+  // Epilogue: one rescale per row, then out and lse. Out goes through the
+  // warp's own rows of the Q tile, which only this warp read
+  // (tile_put_pair, then 16-byte pieces of rows), not in 4-byte stores
+  // from the accumulators: H200 through FA2_CUDA_PATH=sm80, 2026-11-30
+  // 06:17, d128 +5..6% at 1k, +2..4% at 2k, d64 +1..4% at 1k-4k;
+  // 2026-12-02 02:10 / 02:17, d256 / d192 +7..12% at 512, +2..8% at 1k,
+  // +1..4% at 2k, at 16k -1..1.5% / -1..+1% (kept: the short sequences are
+  // where these forwards were furthest behind FlashAttention-2). The lane is
+  // read afresh (derived from `lane`, ptxas kept the indices live across
+  // the main loop and spilled at d64).
   unsigned char *const out_tile = smem_raw;  // sQ
-  const int out_lane = K::kStagedEpilogue ? lane_id() : lane;
+  const int out_lane = lane_id();
   const int out_group = out_lane / 4, out_col = 2 * (out_lane % 4);
-  if constexpr (K::kStagedEpilogue) __syncwarp();  // all lanes past their last Q read
+  __syncwarp();  // all lanes past their last Q read
 #pragma unroll
   for (int sl = 0; sl < kSlabs; ++sl)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const core::RowResult result = core::online_softmax_finish(row_state[sl][h], p.scale, reduce);
       const int row = warp_row0 + 16 * sl + 8 * h + out_group;
-      if constexpr (K::kStagedEpilogue) {
 #pragma unroll
-        for (int t = 0; t < kHeadDim / 8; ++t)
-          tile_put_pair<QTile>(out_tile, row, 8 * t + out_col,
-                               Element<T>::pack(o[sl][h][2 * t] * result.out_scale,
-                                                o[sl][h][2 * t + 1] * result.out_scale));
-      } else if (row < rows_valid) {
-        T *out_row = out + row * p.out.stride_seq;
-#pragma unroll
-        for (int t = 0; t < kHeadDim / 8; ++t) {
-          const int col = 8 * t + out_col;
-          if (col < p.head_dim)
-            *reinterpret_cast<uint32_t *>(out_row + col) = Element<T>::pack(
-                o[sl][h][2 * t] * result.out_scale, o[sl][h][2 * t + 1] * result.out_scale);
-        }
-      }
+      for (int t = 0; t < kHeadDim / 8; ++t)
+        tile_put_pair<QTile>(out_tile, row, 8 * t + out_col,
+                             Element<T>::pack(o[sl][h][2 * t] * result.out_scale,
+                                              o[sl][h][2 * t + 1] * result.out_scale));
       if (out_col == 0 && row < rows_valid)
         p.lse[core::row_stat_index(p, item.batch, item.head_q, row0 + row)] = result.lse;
     }
-  if constexpr (K::kStagedEpilogue) {
-    __syncwarp();
-    // The warp's kWarpRows rows, as a tile of their own within the Q tile.
-    using WarpRows = SmemTile<K::kWarpRows, kHeadDim>;  // same row stride as QTile
-    tile_copy_out<WarpRows>(out_tile + 2 * QTile::offset(warp_row0, 0),
-                            out + warp_row0 * p.out.stride_seq, p.out.stride_seq,
-                            rows_valid - warp_row0, p.head_dim, out_lane, 32);
-  }
+  __syncwarp();
+  // The warp's kWarpRows rows, as a tile of their own within the Q tile.
+  using WarpRows = SmemTile<K::kWarpRows, kHeadDim>;  // same row stride as QTile
+  tile_copy_out<WarpRows>(out_tile + 2 * QTile::offset(warp_row0, 0),
+                          out + warp_row0 * p.out.stride_seq, p.out.stride_seq,
+                          rows_valid - warp_row0, p.head_dim, out_lane, 32);
 }
 
 }  // namespace fa2::cuda
