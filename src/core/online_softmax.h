@@ -91,16 +91,29 @@ FA2_INLINE float max_scaled(float row_max, float scale_log2) {
 // exit they hold the unnormalised probabilities p = exp2(s*c - max*c).
 // Returns the factor by which the caller rescales its output accumulator.
 // kChains: fold_row.
-template <int kCols, int kChains = 1, class RowReduce, class Exp2 = StdExp2>
+// kMaxLag > 0: the max the probabilities are taken against (row_max) moves
+// only when the block's max exceeds it by more than a factor 2^kMaxLag
+// after scaling; until then p <= 2^kMaxLag (to rounding) and the
+// correction is exactly 1, so a caller may skip its rescale
+// (FlashAttention-4's conditional rescaling). Still exact: the sum, the
+// accumulator and the lse all use the same max, and 2^kMaxLag is far
+// inside fp32, f16 and bf16 range.
+template <int kCols, int kChains = 1, int kMaxLag = 0, class RowReduce, class Exp2 = StdExp2>
 FA2_INLINE float online_softmax_step(float (&scores)[kCols], RowState &row, float scale_log2,
                                      const RowReduce &reduce, const Exp2 &exp2 = Exp2{}) {
   const float block_max = fold_row<kChains>(scores, MaxOp{});
-  const float new_max = reduce.max(fmax_f(row.row_max, block_max));
+  float new_max = reduce.max(fmax_f(row.row_max, block_max));
+  if constexpr (kMaxLag > 0) {
+    // From row_max -inf the difference is +inf (a first key: the max moves)
+    // or NaN (still no key: -inf stays).
+    if ((new_max - row.row_max) * scale_log2 <= float(kMaxLag)) new_max = row.row_max;
+  }
   const float shift = max_scaled(new_max, scale_log2);
   // A row that had no visible key has nothing to rescale; exp2(0 - shift)
   // would overflow to inf for very negative scores and turn 0 * inf into NaN.
-  const float correction =
-      row.row_max == -INFINITY ? 0.f : exp2(row.row_max * scale_log2 - shift);
+  const float correction = row.row_max == -INFINITY               ? 0.f
+                           : kMaxLag > 0 && new_max == row.row_max ? 1.f
+                           : exp2(row.row_max * scale_log2 - shift);
 FA2_UNROLL
   for (int c = 0; c < kCols; ++c) scores[c] = exp2(scores[c] * scale_log2 - shift);
   row.row_max = new_max;

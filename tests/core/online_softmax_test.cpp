@@ -20,6 +20,7 @@ struct RowOutput {
 
 // Feeds `scores` (raw q.k) and one value column per key through the online
 // softmax kCols at a time, as a kernel would, and returns the output row.
+template <int kMaxLag = 0>
 RowOutput online(const std::vector<float> &scores, const std::vector<std::vector<float>> &values,
                  float scale) {
   const int dim = int(values.empty() ? 0 : values[0].size());
@@ -30,7 +31,12 @@ RowOutput online(const std::vector<float> &scores, const std::vector<std::vector
     float block[kCols];
     for (int c = 0; c < kCols; ++c)
       block[c] = start + c < scores.size() ? scores[start + c] : -INFINITY;
-    const float correction = online_softmax_step(block, row, scale_log2, ThreadRowReduce{});
+    const float max_before = row.row_max;
+    const float correction =
+        online_softmax_step<kCols, 1, kMaxLag>(block, row, scale_log2, ThreadRowReduce{});
+    if (kMaxLag > 0 && row.row_max == max_before && max_before != -INFINITY)
+      EXPECT_EQ(correction, 1.f);  // what lets a kernel skip its rescale
+    for (int c = 0; c < kCols; ++c) EXPECT_LE(block[c], std::exp2(float(kMaxLag)) * 1.0001f);
     for (int d = 0; d < dim; ++d) {
       accum[d] *= correction;
       for (int c = 0; c < kCols && start + c < scores.size(); ++c)
@@ -71,13 +77,16 @@ TEST(OnlineSoftmax, MatchesOneShotSoftmax) {
       scores[j] = rng() % 5 == 0 ? -INFINITY : spread * normal(rng);  // some masked keys
       for (float &v : values[j]) v = normal(rng);
     }
-    const RowOutput got = online(scores, values, scale), want = one_shot(scores, values, scale);
-    if (want.lse == -INFINITY) {
-      EXPECT_EQ(got.lse, -INFINITY);
-    } else {
-      EXPECT_NEAR(got.lse, want.lse, 1e-5 * (1 + std::fabs(want.lse))) << "trial " << trial;
+    const RowOutput want = one_shot(scores, values, scale);
+    // Both rules: the max always current, and the max lagging by up to 2^8.
+    for (const RowOutput &got : {online(scores, values, scale), online<8>(scores, values, scale)}) {
+      if (want.lse == -INFINITY) {
+        EXPECT_EQ(got.lse, -INFINITY);
+      } else {
+        EXPECT_NEAR(got.lse, want.lse, 1e-5 * (1 + std::fabs(want.lse))) << "trial " << trial;
+      }
+      for (int d = 0; d < dim; ++d) EXPECT_NEAR(got.out[d], want.out[d], 1e-5) << "trial " << trial;
     }
-    for (int d = 0; d < dim; ++d) EXPECT_NEAR(got.out[d], want.out[d], 1e-5) << "trial " << trial;
   }
 }
 
@@ -174,6 +183,25 @@ TEST(OnlineSoftmax, FoldRowChainsAgree) {
   const float row[] = {-3.f, 7.f, -INFINITY, 2.f, 7.5f, 0.f, -1.f, 4.f, 6.f, 1.f};
   EXPECT_EQ(fold_row<8>(row, MaxOp{}), 7.5f);
   EXPECT_EQ(fold_row<4>(row, MaxOp{}), 7.5f);
+}
+
+// With a lag the max moves only past 2^kMaxLag (after scaling), and then to
+// the block's max.
+TEST(OnlineSoftmax, LaggingMaxMovesOnlyPastTheLag) {
+  const float scale_log2 = 0.5f;  // raw 16 = 2^8 after scaling
+  RowState row;
+  float first[kCols] = {1.f, -INFINITY, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+  EXPECT_EQ((online_softmax_step<kCols, 1, 8>(first, row, scale_log2, ThreadRowReduce{})), 0.f);
+  EXPECT_EQ(row.row_max, 1.f);
+  float within[kCols] = {17.f, 3.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};  // 1 + 16: at the lag
+  EXPECT_EQ((online_softmax_step<kCols, 1, 8>(within, row, scale_log2, ThreadRowReduce{})), 1.f);
+  EXPECT_EQ(row.row_max, 1.f);
+  EXPECT_EQ(within[0], 256.f);
+  float past[kCols] = {17.5f, 3.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+  const float correction = online_softmax_step<kCols, 1, 8>(past, row, scale_log2, ThreadRowReduce{});
+  EXPECT_EQ(row.row_max, 17.5f);
+  EXPECT_FLOAT_EQ(correction, std::exp2(-16.5f * scale_log2));
+  EXPECT_EQ(past[0], 1.f);
 }
 
 // A step with 8 chains gives the probabilities and state of one chain.

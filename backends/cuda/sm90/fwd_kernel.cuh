@@ -65,6 +65,12 @@ struct FwdKernel {
   // the hold cost 4-7% and the 8 chains 3-13% (03:31): one chain, no hold.
   static constexpr bool kOverlapSoftmax = kHeadDim >= 128;
   static constexpr int kSoftmaxChains = kOverlapSoftmax ? 8 : 1;
+  // At d256 the row max may lag by 2^8 (core::online_softmax_step's
+  // kMaxLag): a warp whose rows all keep theirs skips the rescale of O.
+  // H200, against the rescale every block: 2026-12-02 03:42 / 03:51, d256
+  // +0..3% / +0..4% at 512-16k (causal 4k-16k +2..4%); d128 -1..+1% up to
+  // 4k, -1..-4% from 8k (the 192-key plan); d64 -1..-2% (03:42).
+  static constexpr int kMaxLag = kHeadDim == 256 ? 8 : 0;
   // One 4-byte slot per consumer thread for hold_above_wait, where it runs.
   static constexpr uint32_t kHoldSlots = kBarriers + 8 * (2 * kQStages + 4 * kStages);  // offset
   // O leaves through shared memory (tile_put_pair, 16-byte pieces of rows)
@@ -265,7 +271,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       }
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        correction[h] = core::online_softmax_step<kBlockN / 4, K::kSoftmaxChains>(
+        correction[h] = core::online_softmax_step<kBlockN / 4, K::kSoftmaxChains, K::kMaxLag>(
             scores[h], row_state[h], p.scale_log2, reduce, exp2);
     };
     auto pack_p = [&]() {
@@ -300,13 +306,16 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       pin_registers(o);
       pin_registers(p_frag);
       release(v_empty(stage_of(i - 1)));
+      if (K::kMaxLag == 0 ||
+          __any_sync(0xffffffffu, correction[0] != 1.f || correction[1] != 1.f)) {
 #pragma unroll
-      for (int j = 0; j < kHeadDim / 8; ++j)
+        for (int j = 0; j < kHeadDim / 8; ++j)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          o[4 * j + 2 * h] *= correction[h];
-          o[4 * j + 2 * h + 1] *= correction[h];
-        }
+          for (int h = 0; h < 2; ++h) {
+            o[4 * j + 2 * h] *= correction[h];
+            o[4 * j + 2 * h + 1] *= correction[h];
+          }
+      }
       pack_p();
     }
     issue_pv(num_blocks - 1);
