@@ -65,6 +65,14 @@ struct FwdKernel {
   static_assert(!kSpreadV || (kStages == 1 && kUnrollK == kHeadDim / 16 &&
                               kVCopies <= kHeadDim / 16),
                 "V's copies spread over an unrolled Q K^T");
+  // d256: Q and K_0 come in groups of 64 columns, one cp.async group each,
+  // and the first Q K^T starts on the first group while the others land:
+  // with one CTA an SM nothing else hides a CTA's prologue. H200 through
+  // FA2_CUDA_PATH=sm80, 2026-12-02 03:59, against one group: d256 +3..4.5%
+  // at 512, +1.5..3% at 1k, +1..2% at 2k, +1% at 4k-16k; d192 -2..-7%
+  // (at 16k too: not the prologue; the peeled first Q K^T, not analysed).
+  static constexpr int kPrologueGroups = kSpreadV && kHeadDim == 256 ? kHeadDim / 64 : 1;
+  static_assert(kPrologueGroups == 1 || kHeadDim % 64 == 0, "whole column groups");
   static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
 };
 
@@ -97,7 +105,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   }
 
   // Prologue: Q, then the first kStages - 1 K/V blocks, one group each
-  // (kStages = 1: K of the first block).
+  // (kStages = 1: K of the first block; kPrologueGroups > 1: Q and that K
+  // together, a group per 64 columns).
   const int head_kv = core::kv_head_of(p, item.head_q);
   const T *q = static_cast<const T *>(p.q.data) +
                core::row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q);
@@ -105,8 +114,10 @@ __global__ void __launch_bounds__(kWarps * 32)
                core::row_offset(p.k, item.batch, seq.k_row0, 0, head_kv);
   const T *v = static_cast<const T *>(p.v.data) +
                core::row_offset(p.v, item.batch, seq.k_row0, 0, head_kv);
-  load_tile_async<QTile, K::kThreads>(sQ, q, p.q.stride_seq, rows_valid, p.head_dim, tid);
-  cp_async_commit();
+  if constexpr (K::kPrologueGroups == 1) {
+    load_tile_async<QTile, K::kThreads>(sQ, q, p.q.stride_seq, rows_valid, p.head_dim, tid);
+    cp_async_commit();
+  }
   const int num_blocks = blocks.end - blocks.begin;
   // i-th block visited: key block blocks.end - 1 - i, into stage i % kStages
   // of sK or sV. Past the last block nothing is loaded, but the group is
@@ -119,7 +130,20 @@ __global__ void __launch_bounds__(kWarps * 32)
           seq.seqlen_k - key0, p.head_dim, tid);
     }
   };
-  if constexpr (kStages == 1) {
+  if constexpr (K::kPrologueGroups > 1) {
+    using QSlice = ColumnSlice<QTile, 64>;
+    using KSlice = ColumnSlice<KVTile, 64>;
+    const int key0 = (blocks.end - 1) * kBlockN;
+#pragma unroll
+    for (int g = 0; g < K::kPrologueGroups; ++g) {
+      load_tile_async<QSlice, K::kThreads>(sQ + 128 * g, q + 64 * g, p.q.stride_seq, rows_valid,
+                                           p.head_dim - 64 * g, tid);
+      load_tile_async<KSlice, K::kThreads, K::kWholeTileLoads>(
+          sK + 128 * g, k + key0 * p.k.stride_seq + 64 * g, p.k.stride_seq, seq.seqlen_k - key0,
+          p.head_dim - 64 * g, tid);
+      cp_async_commit();
+    }
+  } else if constexpr (kStages == 1) {
     load_block(sK, k, p.k.stride_seq, 0);
     cp_async_commit();
   }
@@ -144,7 +168,10 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   for (int i = 0; i < num_blocks; ++i) {
     if constexpr (kStages == 1) {
-      cp_async_wait<0>();
+      if (K::kPrologueGroups > 1 && i == 0)  // Q and K_0's first column group
+        cp_async_wait<K::kPrologueGroups - 1>();
+      else
+        cp_async_wait<0>();
       __syncthreads();  // K_i is visible to all; every warp is done with V_{i-1}
       if constexpr (!K::kSpreadV) {
         load_block(sV, v, p.v.stride_seq, i);
@@ -166,12 +193,26 @@ __global__ void __launch_bounds__(kWarps * 32)
     if constexpr (K::kSpreadV) {  // V_i's copies among Q K_i^T's k steps
       const int key0 = n_block * kBlockN;
       const T *v_block = v + key0 * p.v.stride_seq;
-      gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
-          s, sQ, warp_row0, sK_i, 0, lane, [&](int kk) {
-            if (kk < K::kVCopies)
-              load_tile_piece_async<KVTile, K::kThreads, K::kWholeTileLoads>(
-                  kk, sV, v_block, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
-          });
+      auto copy_v = [&](int kk) {
+        if (kk < K::kVCopies)
+          load_tile_piece_async<KVTile, K::kThreads, K::kWholeTileLoads>(
+              kk, sV, v_block, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
+      };
+      if (K::kPrologueGroups > 1 && i == 0) {  // and each column group of Q and K_0's wait
+        gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
+            s, sQ, warp_row0, sK_i, 0, lane, [&](int kk) {
+              copy_v(kk);
+              const int next_group = (kk + 1) / 4;  // 4 k steps a group
+              if ((kk + 1) % 4 == 0 && next_group < K::kPrologueGroups) {
+                cp_async_wait_unrolled<K::kPrologueGroups - 1>(K::kPrologueGroups - 1 -
+                                                                next_group);
+                __syncthreads();
+              }
+            });
+      } else {
+        gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, sQ, warp_row0, sK_i,
+                                                                         0, lane, copy_v);
+      }
       cp_async_commit();
     } else {
       gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, sQ, warp_row0, sK_i, 0,

@@ -26,6 +26,19 @@ struct SmemTile {
   }
 };
 
+// Columns [c0, c0 + kCols) of a padded Tile, addressed from the base of
+// the tile plus c0 elements: what a loader needs to copy part of a tile's
+// columns.
+template <class Tile, int kCols_>
+struct ColumnSlice {
+  static constexpr int kRows = Tile::kRows;
+  static constexpr int kCols = kCols_;
+  static_assert(Tile::kStride >= kCols && kCols % 8 == 0, "a slice of a padded tile");
+  __device__ static constexpr uint32_t addr(uint32_t base, int row, int col) {
+    return Tile::addr(base, row, col);
+  }
+};
+
 // The same interface over unpadded rows whose 16-byte pieces are XOR-ed
 // with row % 8 (kCols a multiple of 64): where a tile must fit exactly.
 template <int kRows_, int kCols_>

@@ -200,6 +200,16 @@ template <int kPending>
 __device__ inline void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
+// cp.async.wait_group for a count known only once a loop is unrolled
+// (0 <= pending <= kMax).
+template <int kMax>
+__device__ inline void cp_async_wait_unrolled(int pending) {
+  if (pending == kMax) {
+    cp_async_wait<kMax>();
+  } else if constexpr (kMax > 0) {
+    cp_async_wait_unrolled<kMax - 1>(pending);
+  }
+}
 
 __device__ inline void st_shared_b32(uint32_t smem, uint32_t x) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(smem), "r"(x) : "memory");
