@@ -65,13 +65,15 @@ struct FwdKernel {
   static_assert(!kSpreadV || (kStages == 1 && kUnrollK == kHeadDim / 16 &&
                               kVCopies <= kHeadDim / 16),
                 "V's copies spread over an unrolled Q K^T");
-  // d256: Q and K_0 come in groups of 64 columns, one cp.async group each,
-  // and the first Q K^T starts on the first group while the others land:
-  // with one CTA an SM nothing else hides a CTA's prologue. H200 through
-  // FA2_CUDA_PATH=sm80, 2026-12-02 03:59, against one group: d256 +3..4.5%
-  // at 512, +1.5..3% at 1k, +1..2% at 2k, +1% at 4k-16k; d192 -2..-7%
-  // (at 16k too: not the prologue; the peeled first Q K^T, not analysed).
-  static constexpr int kPrologueGroups = kSpreadV && kHeadDim == 256 ? kHeadDim / 64 : 1;
+  // d192 / d256: Q and K_0 come in groups of 64 columns, one cp.async group
+  // each, and the first Q K^T starts on the first group while the others
+  // land: with one CTA an SM nothing else hides a CTA's prologue. H200
+  // through FA2_CUDA_PATH=sm80, 2026-12-02 04:07, against one group: d256
+  // +3..4.5% at 512, +1.5..3% at 1k, +1..2% at 2k, +1% at 4k-16k; d192
+  // +2..4% at 512-4k, +1..2% at 16k. The waits sit in the one Q K^T, behind
+  // i == 0: a separate copy of the first block's Q K^T cost d192 2-7% at
+  // every length (03:59).
+  static constexpr int kPrologueGroups = kSpreadV ? kHeadDim / 64 : 1;
   static_assert(kPrologueGroups == 1 || kHeadDim % 64 == 0, "whole column groups");
   static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
 };
@@ -193,26 +195,19 @@ __global__ void __launch_bounds__(kWarps * 32)
     if constexpr (K::kSpreadV) {  // V_i's copies among Q K_i^T's k steps
       const int key0 = n_block * kBlockN;
       const T *v_block = v + key0 * p.v.stride_seq;
-      auto copy_v = [&](int kk) {
-        if (kk < K::kVCopies)
-          load_tile_piece_async<KVTile, K::kThreads, K::kWholeTileLoads>(
-              kk, sV, v_block, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
-      };
-      if (K::kPrologueGroups > 1 && i == 0) {  // and each column group of Q and K_0's wait
-        gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
-            s, sQ, warp_row0, sK_i, 0, lane, [&](int kk) {
-              copy_v(kk);
-              const int next_group = (kk + 1) / 4;  // 4 k steps a group
-              if ((kk + 1) % 4 == 0 && next_group < K::kPrologueGroups) {
-                cp_async_wait_unrolled<K::kPrologueGroups - 1>(K::kPrologueGroups - 1 -
-                                                                next_group);
-                __syncthreads();
-              }
-            });
-      } else {
-        gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, sQ, warp_row0, sK_i,
-                                                                         0, lane, copy_v);
-      }
+      gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
+          s, sQ, warp_row0, sK_i, 0, lane, [&](int kk) {
+            if (kk < K::kVCopies)
+              load_tile_piece_async<KVTile, K::kThreads, K::kWholeTileLoads>(
+                  kk, sV, v_block, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
+            // The first block: each further column group of Q and K_0 waited for.
+            const int next_group = (kk + 1) / 4;  // 4 k steps a group
+            if (K::kPrologueGroups > 1 && i == 0 && (kk + 1) % 4 == 0 &&
+                next_group < K::kPrologueGroups) {
+              cp_async_wait_unrolled<K::kPrologueGroups - 1>(K::kPrologueGroups - 1 - next_group);
+              __syncthreads();
+            }
+          });
       cp_async_commit();
     } else {
       gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, sQ, warp_row0, sK_i, 0,
