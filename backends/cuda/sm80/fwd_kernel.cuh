@@ -69,8 +69,8 @@ struct FwdKernel {
   // each, and the first Q K^T starts on the first group while the others
   // land: with one CTA an SM nothing else hides a CTA's prologue. H200
   // through FA2_CUDA_PATH=sm80, 2026-12-02 04:07, against one group: d256
-  // +3..4.5% at 512, +1.5..3% at 1k, +1..2% at 2k, +1% at 4k-16k; d192
-  // +2..4% at 512-4k, +1..2% at 16k. The waits sit in the one Q K^T, behind
+  // +4..4.5% at 512, +2..3% at 1k, +1.5% at 2k-4k, +1% at 16k; d192 +1..4%
+  // at 512-4k, +1..2% at 16k. The waits sit in the one Q K^T, behind
   // i == 0: a separate copy of the first block's Q K^T cost d192 2-7% at
   // every length (03:59).
   static constexpr int kPrologueGroups = kSpreadV ? kHeadDim / 64 : 1;

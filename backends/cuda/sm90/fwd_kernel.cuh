@@ -68,7 +68,7 @@ struct FwdKernel {
   // At d256 the row max may lag by 2^8 (core::online_softmax_step's
   // kMaxLag): a warp whose rows all keep theirs skips the rescale of O.
   // H200, against the rescale every block: 2026-12-02 03:42 / 03:51, d256
-  // +0..3% / +0..4% at 512-16k (causal 4k-16k +2..4%); d128 -1..+1% up to
+  // +0..3% / -1..+4% at 512-16k (causal 4k-16k +2..4%); d128 -1..+1% up to
   // 4k, -1..-4% from 8k (the 192-key plan); d64 -1..-2% (03:42).
   static constexpr int kMaxLag = kHeadDim == 256 ? 8 : 0;
   // One 4-byte slot per consumer thread for hold_above_wait, where it runs.
