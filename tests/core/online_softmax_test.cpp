@@ -198,7 +198,8 @@ TEST(OnlineSoftmax, LaggingMaxMovesOnlyPastTheLag) {
   EXPECT_EQ(row.row_max, 1.f);
   EXPECT_EQ(within[0], 256.f);
   float past[kCols] = {17.5f, 3.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-  const float correction = online_softmax_step<kCols, 1, 8>(past, row, scale_log2, ThreadRowReduce{});
+  const float correction =
+      online_softmax_step<kCols, 1, 8>(past, row, scale_log2, ThreadRowReduce{});
   EXPECT_EQ(row.row_max, 17.5f);
   EXPECT_FLOAT_EQ(correction, std::exp2(-16.5f * scale_log2));
   EXPECT_EQ(past[0], 1.f);

@@ -73,8 +73,9 @@ struct FwdKernel {
   // at 512-4k, +1..2% at 16k. The waits sit in the one Q K^T, behind
   // i == 0: a separate copy of the first block's Q K^T cost d192 2-7% at
   // every length (03:59).
-  static constexpr int kPrologueGroups = kSpreadV ? kHeadDim / 64 : 1;
-  static_assert(kPrologueGroups == 1 || kHeadDim % 64 == 0, "whole column groups");
+  static constexpr int kGroupCols = 64;
+  static constexpr int kPrologueGroups = kSpreadV ? kHeadDim / kGroupCols : 1;
+  static_assert(kPrologueGroups == 1 || kHeadDim % kGroupCols == 0, "whole column groups");
   static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
 };
 
@@ -108,7 +109,7 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   // Prologue: Q, then the first kStages - 1 K/V blocks, one group each
   // (kStages = 1: K of the first block; kPrologueGroups > 1: Q and that K
-  // together, a group per 64 columns).
+  // together, a group per kGroupCols columns).
   const int head_kv = core::kv_head_of(p, item.head_q);
   const T *q = static_cast<const T *>(p.q.data) +
                core::row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q);
@@ -133,16 +134,17 @@ __global__ void __launch_bounds__(kWarps * 32)
     }
   };
   if constexpr (K::kPrologueGroups > 1) {
-    using QSlice = ColumnSlice<QTile, 64>;
-    using KSlice = ColumnSlice<KVTile, 64>;
+    constexpr int kCols = K::kGroupCols;
+    using QSlice = ColumnSlice<QTile, kCols>;
+    using KSlice = ColumnSlice<KVTile, kCols>;
     const int key0 = (blocks.end - 1) * kBlockN;
 #pragma unroll
     for (int g = 0; g < K::kPrologueGroups; ++g) {
-      load_tile_async<QSlice, K::kThreads>(sQ + 128 * g, q + 64 * g, p.q.stride_seq, rows_valid,
-                                           p.head_dim - 64 * g, tid);
+      load_tile_async<QSlice, K::kThreads>(sQ + 2 * kCols * g, q + kCols * g, p.q.stride_seq,
+                                           rows_valid, p.head_dim - kCols * g, tid);
       load_tile_async<KSlice, K::kThreads, K::kWholeTileLoads>(
-          sK + 128 * g, k + key0 * p.k.stride_seq + 64 * g, p.k.stride_seq, seq.seqlen_k - key0,
-          p.head_dim - 64 * g, tid);
+          sK + 2 * kCols * g, k + key0 * p.k.stride_seq + kCols * g, p.k.stride_seq,
+          seq.seqlen_k - key0, p.head_dim - kCols * g, tid);
       cp_async_commit();
     }
   } else if constexpr (kStages == 1) {
@@ -201,8 +203,9 @@ __global__ void __launch_bounds__(kWarps * 32)
               load_tile_piece_async<KVTile, K::kThreads, K::kWholeTileLoads>(
                   kk, sV, v_block, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
             // The first block: each further column group of Q and K_0 waited for.
-            const int next_group = (kk + 1) / 4;  // 4 k steps a group
-            if (K::kPrologueGroups > 1 && i == 0 && (kk + 1) % 4 == 0 &&
+            constexpr int kGroupSteps = K::kGroupCols / 16;
+            const int next_group = (kk + 1) / kGroupSteps;
+            if (K::kPrologueGroups > 1 && i == 0 && (kk + 1) % kGroupSteps == 0 &&
                 next_group < K::kPrologueGroups) {
               cp_async_wait_unrolled<K::kPrologueGroups - 1>(K::kPrologueGroups - 1 - next_group);
               __syncthreads();
