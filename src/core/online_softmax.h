@@ -1,7 +1,8 @@
 // The FlashAttention-2 online softmax, written once for every backend.
 //
-// Per query row we keep the running maximum of the raw scores (row_max) and
-// a running sum of exp2((s - row_max) * scale_log2) (row_sum). The output
+// Per query row we keep the running maximum of the raw scores (row_max; a
+// kernel may let it lag, online_softmax_step's kMaxLag) and a running sum of
+// exp2((s - row_max) * scale_log2) (row_sum). The output
 // accumulator stays *unscaled*: each new key block multiplies it by one
 // correction factor, and the division by the sum happens once, at the end.
 // Only the logsumexp leaves the forward pass.
