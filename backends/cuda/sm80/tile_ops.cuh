@@ -93,7 +93,9 @@ struct RowPieces {
 struct StagedPieces {
   uint32_t slot;  // shared address of the warp's 1 KB
   int lane;
-  __device__ static uint32_t chunk_offset(int row, int chunk) { return 128 * row + 16 * (chunk ^ row); }
+  __device__ static uint32_t chunk_offset(int row, int chunk) {
+    return 128 * row + 16 * (chunk ^ row);
+  }
   // tile[t * tile_stride + e]: element e of column tile t (0..3) of the
   // lane's row.
   __device__ void put(const float *tile, int tile_stride) const {
