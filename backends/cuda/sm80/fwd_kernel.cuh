@@ -30,10 +30,13 @@ struct FwdKernel {
   static constexpr int kWarpRows = kBlockM / kWarps;
   static constexpr int kSlabs = kWarpRows / 16;
   // Q K^T fully unrolled where a warp's registers allow it (one-slab warps,
-  // no spills up to d256); two-slab warps keep the k loop rolled. At d192 /
-  // d256: H200 through FA2_CUDA_PATH=sm80, 2026-11-30 06:43, against the
-  // rolled loop, +1..2% / +0..1% at 512-16k (unrolled by 2 or 4: -1..-3%).
-  static constexpr int kUnrollK = kSlabs == 1 ? kHeadDim / 16 : 1;
+  // no spills up to d256); two-slab warps unroll by 4 at d128, else keep
+  // the k loop rolled. At d192 / d256: H200 through FA2_CUDA_PATH=sm80,
+  // 2026-11-30 06:43, against the rolled loop, +1..2% / +0..1% at 512-16k
+  // (unrolled by 2 or 4: -1..-3%). d128: 2026-12-02 06:01 / 06:11, by 4
+  // +0.5..2.5% at 1k-16k (by 2 -1..0%; fully: 8 bytes spilled); d64 by 2
+  // within noise (by 4, fully: 8 bytes spilled).
+  static constexpr int kUnrollK = kSlabs == 1 ? kHeadDim / 16 : kHeadDim == 128 ? 4 : 1;
   // kStages = 1, two-slab warps: K_{i+1} is issued once P is packed, not
   // before the softmax. Its address arithmetic there ran while S (fp32)
   // and O were both live and spilled these plans (8-24 B at d64 / d128);

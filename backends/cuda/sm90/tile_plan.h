@@ -55,12 +55,14 @@ constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
 //    from 2k to 4k, the wide one from 8k on: +3% at 8k, +1.5% at 16k; at
 //    16:51, with two stages, it had lost 1-9% from 2k).
 //  - order (core::FwdOrder): one head's blocks together (K/V shared in the
-//    L2: +15..23% at 512-2k tokens), except with a mask and more than 16
+//    L2: +15..23% at 512-2k tokens), except with a mask and more than 32
 //    query blocks a head, where the snake no longer balances rounds that
 //    hold one head's heavy and light blocks (d128 causal s16k: 451 vs 650
-//    TF/s): there the longest rows go first.
+//    TF/s; d256 causal s8k 748 vs 543, 2026-12-02 06:11): there the longest
+//    rows go first. At 32 blocks (4k tokens) the L2 wins (06:01 / 06:11,
+//    causal: d128 +5..9%, d256 +4..4.5%, d64 +0..1%).
 constexpr core::FwdOrder sm90_fwd_order(bool has_mask, int m_blocks) {
-  return has_mask && m_blocks > 16 ? core::FwdOrder::longest_rows_first
+  return has_mask && m_blocks > 32 ? core::FwdOrder::longest_rows_first
                                    : core::FwdOrder::head_blocks_together;
 }
 
