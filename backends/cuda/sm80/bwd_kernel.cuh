@@ -323,9 +323,9 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     static_assert(!kStaged || PTile::kBytes >= 1024 * K::kWarps, "a 1 KB slot a warp");
     const StagedPieces staged{sP + 1024u * uint32_t(warp), kStaged ? lane_id() : 0};
     const int dq_row0 = m_block * kBlockM + dq_rows * K::kDqRows +
-                        (kStaged ? lane_id() / 8 : kPieces ? group & ~1 : group);
+                        (kStaged ? staged.lane / 8 : kPieces ? group & ~1 : group);
     const int dq_col0 = dq_cols * K::kDqCols +
-                        (kStaged ? 4 * (lane_id() % 8) : kPieces ? pieces.lane_col : 2 * in_quad);
+                        (kStaged ? 4 * (staged.lane % 8) : kPieces ? pieces.lane_col : 2 * in_quad);
     float *const dq_base = scratch.dq_accum +
                            core::row_stat_index(p, item.batch, head_q, 0) * p.head_dim +
                            int64_t(dq_row0) * p.head_dim + dq_col0;
