@@ -1,5 +1,5 @@
-"""The CPU-side logic of bench/sdpa_side_by_side.py, bench/plot_results.py and
-bench/profile_peers.py (argument parsing, grid, rates, tables, JSON, charts) on
+"""The CPU-side logic of bench/sdpa_side_by_side.py, bench/plot_results.py,
+bench/profile_peers.py and bench/power_probe.py (argument parsing, grid, rates, tables, JSON, charts) on
 made-up numbers;
 the GPU measurement itself runs on the GPU machine."""
 import json
@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 import plot_results  # noqa: E402
+import power_probe  # noqa: E402
 import profile_peers  # noqa: E402
 import sdpa_side_by_side as side  # noqa: E402
 
@@ -183,3 +184,17 @@ def test_profile_lines_of_a_source_page(tmp_path):
     empty = tmp_path / "empty_src.csv"
     empty.write_text('"Kernel Name","k"\n')
     assert "no stall samples" in profile_peers.where_warps_wait(str(empty))
+
+
+def test_power_probe_shapes():
+    args = power_probe.parse_args(["--shapes", "128:4096:0,64:2048:1", "--impls", "fa2,cudnn"])
+    assert args.shapes == [(128, 4096, 0), (64, 2048, 1)] and args.impls == ["fa2", "cudnn"]
+    assert power_probe.parse_args([]).seconds == 4.0
+
+
+@pytest.mark.parametrize("bad", [["--shapes", "128:4096"], ["--shapes", "96:2048:0"],
+                                 ["--shapes", "128:3000:0"], ["--shapes", "128:2048:2"],
+                                 ["--shapes", "d128"], ["--seconds", "0"]])
+def test_power_probe_bad_arguments_exit(bad):
+    with pytest.raises(SystemExit):
+        power_probe.parse_args(bad)
