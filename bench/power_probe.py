@@ -25,8 +25,11 @@ import sdpa_side_by_side as side
 def sample_gpu(stop, samples):
     query = "--query-gpu=clocks.sm,power.draw,clocks_throttle_reasons.active"
     while not stop.is_set():
-        out = subprocess.run(["nvidia-smi", query, "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True).stdout
+        try:
+            out = subprocess.run(["nvidia-smi", query, "--format=csv,noheader,nounits"],
+                                 capture_output=True, text=True).stdout
+        except OSError:  # no nvidia-smi
+            return
         fields = [x.strip() for x in out.strip().split(",")]
         if len(fields) == 3:
             samples.append((float(fields[0]), float(fields[1]), fields[2]))
@@ -101,6 +104,8 @@ def main(argv=None):
                 short_ms = do_bench(fn, warmup=10, rep=40, return_mode="median")
             os.environ.pop("FA2_CUDA_PATH", None)
             tflops = flops / ms * 1e-9
+            if not samples:  # no nvidia-smi reading: the speed alone
+                samples = [(float("nan"), float("nan"), "n/a")]
             clock = sum(x[0] for x in samples) / len(samples)
             power = sum(x[1] for x in samples) / len(samples)
             throttle = ",".join(sorted({x[2] for x in samples}))
