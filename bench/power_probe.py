@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Forward throughput under the GPU's power cap: each implementation runs
-alone, back to back, for --seconds, while nvidia-smi samples the SM clock,
+"""Throughput under the GPU's power cap: each implementation runs alone,
+back to back, for --seconds (forward, or with --modes bwd the backward
+as the side by side times it: out.backward(dout) with the input gradients
+cleared between calls), while nvidia-smi samples the SM clock,
 board power and throttle reasons every 100 ms. Prints TF/s, the mean clock
 and power after the first third (the ramp), TF/s per GHz (work per clock:
 what the kernel does with the cycles it gets) and GFLOP/J (what decides
@@ -9,7 +11,7 @@ them. Same shapes and layouts as bench/sdpa_side_by_side.py (its
 attention_functions), bf16:
 
     FA2_LIBRARY=build/cuda-sm90/libfa2.so python3 bench/power_probe.py \\
-        --shapes 128:4096:0,64:2048:0 --impls fa2,fa2_sm80,flash,cudnn
+        --shapes 128:4096:0,64:2048:0 --impls fa2,fa2_sm80,flash,cudnn --modes fwd,bwd
 
 --shapes: head_dim:seqlen:causal, batch = tokens / seqlen, heads = hidden / head_dim."""
 import argparse
@@ -65,6 +67,7 @@ def parse_args(argv=None):
     p.add_argument("--shapes", default="128:4096:0,128:2048:0,64:2048:0,128:4096:1")
     p.add_argument("--impls", type=side.name_list(side.IMPLEMENTATIONS + side.OPTIONAL_IMPLEMENTATIONS),
                    default=["fa2", "fa2_sm80", "flash", "cudnn"])
+    p.add_argument("--modes", type=side.name_list(side.MODES), default=["fwd"])
     p.add_argument("--seconds", type=float, default=4.0)
     p.add_argument("--tokens", type=int, default=16384)
     p.add_argument("--hidden", type=int, default=2048)
@@ -89,30 +92,46 @@ def main(argv=None):
     from triton.testing import do_bench
     for d, s, causal in args.shapes:
         b, h = args.tokens // s, args.hidden // d
-        flops = side.fwd_flops(b, h, s, d, bool(causal))
-        sdpa = [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3)]
-        layouts = {"sdpa": sdpa, "fa2": [x.transpose(1, 2).contiguous() for x in sdpa]}
-        for impl in args.impls:
-            if impl == "fa2_sm80":
-                os.environ["FA2_CUDA_PATH"] = "sm80"
-            attend = side.attention_functions(torch, impl)
-            q, k, v = layouts["fa2" if impl.startswith("fa2") else "sdpa"]
-            def fn():
-                return attend(q, k, v, bool(causal))
-            with torch.no_grad():
+        base = [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(4)]
+        layouts = {"sdpa": base, "fa2": [x.transpose(1, 2).contiguous() for x in base]}
+        for mode in args.modes:
+            flops = side.fwd_flops(b, h, s, d, bool(causal)) * (2.5 if mode == "bwd" else 1.0)
+            for impl in args.impls:
+                if impl == "fa2_sm80":
+                    os.environ["FA2_CUDA_PATH"] = "sm80"
+                attend = side.attention_functions(torch, impl)
+                q, k, v, dout = layouts["fa2" if impl.startswith("fa2") else "sdpa"]
+                if mode == "fwd":
+                    def fn():
+                        with torch.no_grad():
+                            return attend(q, k, v, bool(causal))
+                    grads = None
+                else:
+                    grads = [x.clone().requires_grad_(True) for x in (q, k, v)]
+                    out = attend(*grads, bool(causal))
+
+                    def fn():
+                        for x in grads:
+                            x.grad = None
+                        out.backward(dout, retain_graph=True)
                 ms, samples = sustained(torch, fn, args.seconds)
                 short_ms = do_bench(fn, warmup=10, rep=40, return_mode="median")
-            os.environ.pop("FA2_CUDA_PATH", None)
-            tflops = flops / ms * 1e-9
-            if not samples:  # no nvidia-smi reading: the speed alone
-                samples = [(float("nan"), float("nan"), "n/a")]
-            clock = sum(x[0] for x in samples) / len(samples)
-            power = sum(x[1] for x in samples) / len(samples)
-            throttle = ",".join(sorted({x[2] for x in samples}))
-            print(f"d{d} s{s} c{causal} {impl:9s} sustained {tflops:6.1f} TF/s  clock {clock:5.0f} MHz"
-                  f"  power {power:4.0f} W  TF/s per GHz {tflops / clock * 1000:6.1f}"
-                  f"  GFLOP/J {tflops * 1000 / power:6.1f}  throttle {throttle}"
-                  f"  do_bench {flops / short_ms * 1e-9:6.1f}", flush=True)
+                os.environ.pop("FA2_CUDA_PATH", None)
+                del grads
+                report(mode, d, s, causal, impl, flops, ms, short_ms, samples)
+
+
+def report(mode, d, s, causal, impl, flops, ms, short_ms, samples):
+    tflops = flops / ms * 1e-9
+    if not samples:  # no nvidia-smi reading: the speed alone
+        samples = [(float("nan"), float("nan"), "n/a")]
+    clock = sum(x[0] for x in samples) / len(samples)
+    power = sum(x[1] for x in samples) / len(samples)
+    throttle = ",".join(sorted({x[2] for x in samples}))
+    print(f"{mode} d{d} s{s} c{causal} {impl:9s} sustained {tflops:6.1f} TF/s  clock {clock:5.0f} MHz"
+          f"  power {power:4.0f} W  TF/s per GHz {tflops / clock * 1000:6.1f}"
+          f"  GFLOP/J {tflops * 1000 / power:6.1f}  throttle {throttle}"
+          f"  do_bench {flops / short_ms * 1e-9:6.1f}", flush=True)
 
 
 if __name__ == "__main__":

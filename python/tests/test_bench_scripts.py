@@ -190,11 +190,14 @@ def test_power_probe_shapes():
     args = power_probe.parse_args(["--shapes", "128:4096:0,64:2048:1", "--impls", "fa2,cudnn"])
     assert args.shapes == [(128, 4096, 0), (64, 2048, 1)] and args.impls == ["fa2", "cudnn"]
     assert power_probe.parse_args([]).seconds == 4.0
+    assert power_probe.parse_args([]).modes == ["fwd"]
+    assert power_probe.parse_args(["--modes", "fwd,bwd"]).modes == ["fwd", "bwd"]
 
 
 @pytest.mark.parametrize("bad", [["--shapes", "128:4096"], ["--shapes", "96:2048:0"],
                                  ["--shapes", "128:3000:0"], ["--shapes", "128:2048:2"],
-                                 ["--shapes", "d128"], ["--seconds", "0"]])
+                                 ["--shapes", "d128"], ["--seconds", "0"],
+                                 ["--modes", "fwd+bwd"]])
 def test_power_probe_bad_arguments_exit(bad):
     with pytest.raises(SystemExit):
         power_probe.parse_args(bad)
