@@ -62,6 +62,21 @@ def sustained(torch, fn, seconds):
     return start.elapsed_time(end) / calls, samples[len(samples) // 3:] or samples
 
 
+def parse_shapes(parser, text, tokens, hidden):
+    """head_dim:seqlen:causal,... as tuples; a shape the grid cannot hold is
+    a parser error (exit 2)."""
+    try:
+        shapes = [tuple(int(x) for x in shape.split(":")) for shape in text.split(",")]
+    except ValueError:
+        parser.error("--shapes takes head_dim:seqlen:causal,...")
+    for shape in shapes:
+        if (len(shape) != 3 or shape[0] <= 0 or shape[1] <= 0 or hidden % shape[0]
+                or tokens % shape[1] or shape[2] not in (0, 1)):
+            parser.error("bad shape %s: head_dim:seqlen:causal, dividing --hidden and --tokens" %
+                         ":".join(map(str, shape)))
+    return shapes
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--shapes", default="128:4096:0,128:2048:0,64:2048:0,128:4096:1")
@@ -72,15 +87,7 @@ def parse_args(argv=None):
     p.add_argument("--tokens", type=int, default=16384)
     p.add_argument("--hidden", type=int, default=2048)
     args = p.parse_args(argv)
-    try:
-        args.shapes = [tuple(int(x) for x in shape.split(":")) for shape in args.shapes.split(",")]
-    except ValueError:
-        p.error("--shapes takes head_dim:seqlen:causal,...")
-    for shape in args.shapes:
-        if (len(shape) != 3 or shape[0] <= 0 or shape[1] <= 0 or args.hidden % shape[0]
-                or args.tokens % shape[1] or shape[2] not in (0, 1)):
-            p.error("bad shape %s: head_dim:seqlen:causal, dividing --hidden and --tokens" %
-                    ":".join(map(str, shape)))
+    args.shapes = parse_shapes(p, args.shapes, args.tokens, args.hidden)
     if args.seconds <= 0:
         p.error("--seconds must be positive")
     return args

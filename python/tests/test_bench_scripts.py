@@ -1,5 +1,6 @@
 """The CPU-side logic of bench/sdpa_side_by_side.py, bench/plot_results.py,
-bench/profile_peers.py and bench/power_probe.py (argument parsing, grid,
+bench/profile_peers.py, bench/power_probe.py and bench/kernel_configs.py
+(argument parsing, grid,
 rates, tables, JSON, charts) on made-up numbers;
 the GPU measurement itself runs on the GPU machine."""
 import json
@@ -10,6 +11,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+import kernel_configs  # noqa: E402
 import plot_results  # noqa: E402
 import power_probe  # noqa: E402
 import profile_peers  # noqa: E402
@@ -201,3 +203,11 @@ def test_power_probe_shapes():
 def test_power_probe_bad_arguments_exit(bad):
     with pytest.raises(SystemExit):
         power_probe.parse_args(bad)
+
+
+def test_kernel_configs_arguments():
+    args = kernel_configs.parse_args(["--shapes", "256:512:0", "--impls", "flash,cudnn"])
+    assert args.shapes == [(256, 512, 0)] and args.impls == ["flash", "cudnn"]
+    for bad in (["--shapes", "256:500:0"], ["--impls", "triton"]):
+        with pytest.raises(SystemExit):
+            kernel_configs.parse_args(bad)
