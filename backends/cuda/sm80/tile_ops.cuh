@@ -88,13 +88,17 @@ struct RowPieces {
 // a row pair: 17% of the d256 backward's samples, ncu 2026-12-02). Eight
 // rows of 32 floats: the lane stores its 4 column pairs of row `group`
 // (8-byte stores), then reads 16-byte chunks of whole rows: row lane / 8 +
-// 4 k, columns 4 (lane % 8). Chunks are XOR-swizzled by row, so neither
-// the stores nor the loads meet a bank conflict.
+// 4 k, columns 4 (lane % 8). Chunks are XOR-swizzled by row so that
+// neither meets a bank conflict: a half warp's stores (rows g..g+3, chunks
+// 2 t and 2 t + 1 of each) land in 8 different chunks when row r flips
+// chunk bits 1-2 by r % 4; flipped by r instead (rows 0 and 1 then share
+// a chunk pair), they took 4 wavefronts for 2 (ncu, d256 8k, H200
+// 2026-12-02: 134 M excess of the kernel's 2.1 G shared wavefronts).
 struct StagedPieces {
   uint32_t slot;  // shared address of the warp's 1 KB
   int lane;
   __device__ static uint32_t chunk_offset(int row, int chunk) {
-    return 128 * row + 16 * (chunk ^ row);
+    return 128 * row + 16 * (chunk ^ (2 * (row % 4)));
   }
   // tile[t * tile_stride + e]: element e of column tile t (0..3) of the
   // lane's row.
