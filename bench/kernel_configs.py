@@ -23,13 +23,9 @@ SIDE_KERNELS = ("elementwise_kernel", "direct_copy")  # PyTorch's copies and add
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--shapes", default="64:2048:0,128:2048:0,256:512:0")
-    p.add_argument("--impls", type=side.name_list(side.IMPLEMENTATIONS + side.OPTIONAL_IMPLEMENTATIONS),
-                   default=["fa2", "fa2_sm80", "flash", "cudnn"])
-    p.add_argument("--tokens", type=int, default=16384)
-    p.add_argument("--hidden", type=int, default=2048)
+    power_probe.add_grid_arguments(p, "64:2048:0,128:2048:0,256:512:0")
     args = p.parse_args(argv)
-    args.shapes = power_probe.parse_shapes(p, args.shapes, args.tokens, args.hidden)
+    power_probe.parse_shapes(p, args)
     return args
 
 
@@ -37,9 +33,7 @@ def main(argv=None):
     args = parse_args(argv)
     import torch
     from torch.profiler import ProfilerActivity, profile
-    for d, s, causal in args.shapes:
-        b, h = args.tokens // s, args.hidden // d
-        base = [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(4)]
+    for d, s, causal, base in power_probe.grid_inputs(torch, args):
         for impl in args.impls:
             if impl == "fa2_sm80":
                 os.environ["FA2_CUDA_PATH"] = "sm80"

@@ -62,32 +62,46 @@ def sustained(torch, fn, seconds):
     return start.elapsed_time(end) / calls, samples[len(samples) // 3:] or samples
 
 
-def parse_shapes(parser, text, tokens, hidden):
-    """head_dim:seqlen:causal,... as tuples; a shape the grid cannot hold is
-    a parser error (exit 2)."""
+def add_grid_arguments(parser, default_shapes):
+    """--shapes, --impls, --tokens, --hidden: the probes' common arguments."""
+    parser.add_argument("--shapes", default=default_shapes)
+    parser.add_argument("--impls", default=["fa2", "fa2_sm80", "flash", "cudnn"],
+                        type=side.name_list(side.IMPLEMENTATIONS + side.OPTIONAL_IMPLEMENTATIONS))
+    parser.add_argument("--tokens", type=int, default=16384)
+    parser.add_argument("--hidden", type=int, default=2048)
+
+
+def parse_shapes(parser, args):
+    """args.shapes (head_dim:seqlen:causal,...) as tuples; a shape the grid
+    cannot hold is a parser error (exit 2)."""
     try:
-        shapes = [tuple(int(x) for x in shape.split(":")) for shape in text.split(",")]
+        shapes = [tuple(int(x) for x in shape.split(":")) for shape in args.shapes.split(",")]
     except ValueError:
         parser.error("--shapes takes head_dim:seqlen:causal,...")
     for shape in shapes:
-        if (len(shape) != 3 or shape[0] <= 0 or shape[1] <= 0 or hidden % shape[0]
-                or tokens % shape[1] or shape[2] not in (0, 1)):
+        if (len(shape) != 3 or shape[0] <= 0 or shape[1] <= 0 or args.hidden % shape[0]
+                or args.tokens % shape[1] or shape[2] not in (0, 1)):
             parser.error("bad shape %s: head_dim:seqlen:causal, dividing --hidden and --tokens" %
                          ":".join(map(str, shape)))
-    return shapes
+    args.shapes = shapes
+
+
+def grid_inputs(torch, args):
+    """Per shape: d, seqlen, causal and four bf16 randn tensors (q, k, v,
+    dout) in SDPA's layout [b, h, s, d]."""
+    for d, s, causal in args.shapes:
+        b, h = args.tokens // s, args.hidden // d
+        yield d, s, causal, [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
+                             for _ in range(4)]
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--shapes", default="128:4096:0,128:2048:0,64:2048:0,128:4096:1")
-    p.add_argument("--impls", type=side.name_list(side.IMPLEMENTATIONS + side.OPTIONAL_IMPLEMENTATIONS),
-                   default=["fa2", "fa2_sm80", "flash", "cudnn"])
+    add_grid_arguments(p, "128:4096:0,128:2048:0,64:2048:0,128:4096:1")
     p.add_argument("--modes", type=side.name_list(side.MODES), default=["fwd"])
     p.add_argument("--seconds", type=float, default=4.0)
-    p.add_argument("--tokens", type=int, default=16384)
-    p.add_argument("--hidden", type=int, default=2048)
     args = p.parse_args(argv)
-    args.shapes = parse_shapes(p, args.shapes, args.tokens, args.hidden)
+    parse_shapes(p, args)
     if args.seconds <= 0:
         p.error("--seconds must be positive")
     return args
@@ -97,9 +111,8 @@ def main(argv=None):
     args = parse_args(argv)
     import torch
     from triton.testing import do_bench
-    for d, s, causal in args.shapes:
+    for d, s, causal, base in grid_inputs(torch, args):
         b, h = args.tokens // s, args.hidden // d
-        base = [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(4)]
         layouts = {"sdpa": base, "fa2": [x.transpose(1, 2).contiguous() for x in base]}
         for mode in args.modes:
             flops = side.fwd_flops(b, h, s, d, bool(causal)) * (2.5 if mode == "bwd" else 1.0)
