@@ -1,7 +1,6 @@
 """The CPU-side logic of bench/sdpa_side_by_side.py, bench/plot_results.py,
 bench/profile_peers.py, bench/power_probe.py and bench/kernel_configs.py
-(argument parsing, grid,
-rates, tables, JSON, charts) on made-up numbers;
+(argument parsing, grid, rates, tables, JSON, charts) on made-up numbers;
 the GPU measurement itself runs on the GPU machine."""
 import json
 import os
