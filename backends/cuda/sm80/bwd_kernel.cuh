@@ -48,6 +48,9 @@ struct BwdKernel {
                     kWarps % kDqRowWarps == 0 && kDqRows % 16 == 0 && kDqCols % 16 == 0 &&
                     (kStages == 1 || kStages == 2),
                 "bad backward tile plan");
+  // Padded tiles: XorTiles (smem_tile.cuh) measured nothing here. H200
+  // through FA2_CUDA_PATH=sm80, 2026-12-02 ~10:20 / ~10:35, d64 and d256
+  // -0.5..+0.7% at 1k-16k; at d128 they spilled 32 bytes.
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using PTile = SmemTile<kBlockM, kBlockN>;  // P and dS: [query][key]
@@ -72,16 +75,6 @@ struct BwdKernel {
   // d64's and d256's plans; d96 d128's).
   static constexpr bool kConstantTripStats = kHeadDim <= 64 || kHeadDim >= 192;
 };
-
-// Operand views of the backward's tiles (see SmemOperand).
-template <class Tile>
-using RowsA = SmemOperand<Tile, true, true>;  // A stored [m][k]
-template <class Tile>
-using ColsA = SmemOperand<Tile, false, true>;  // A stored [k][m]
-template <class Tile>
-using RowsB = SmemOperand<Tile, true, false>;  // B stored [n][k]
-template <class Tile>
-using ColsB = SmemOperand<Tile, false, false>;  // B stored [k][n]
 
 // Writes a [slabs x 16][kN] accumulator to a b16 tile at (row0, col0).
 template <class T, class Tile, int kSlabs, int kN>

@@ -54,8 +54,16 @@ struct FwdKernel {
   // 1k-16k; d192 -1..+2%; at d128 the branch spilled 144 bytes (01:00).
   static constexpr bool kWholeTileLoads = kHeadDim == 256;
   static_assert(kWarpRows % 16 == 0 && kStages >= 1, "bad forward tile plan");
-  using QTile = SmemTile<kBlockM, kHeadDim>;
-  using KVTile = SmemTile<kBlockN, kHeadDim>;
+  // XOR-swizzled tiles (smem_tile.cuh) where the head dim is a multiple of
+  // 64: a 128-byte line of K or V lands in one aligned 128 bytes of shared
+  // memory (a padded row's lines straddle two). H200 through
+  // FA2_CUDA_PATH=sm80, 2026-12-02 ~10:27 / ~10:35, against padded tiles:
+  // d128 +2.5..4% at 512-16k, d256 +1..4.5%, d192 -1..+2% (+1.5% at 4k-16k).
+  // At d64 they spilled 44 bytes (two-slab warps: S of 128 keys alone takes
+  // 128 registers).
+  static constexpr bool kSwizzle = kHeadDim != 64;
+  using QTile = TileFor<kBlockM, kHeadDim, kSwizzle>;
+  using KVTile = TileFor<kBlockN, kHeadDim, kSwizzle>;
   static constexpr int kSmemBytes = QTile::kBytes + 2 * kStages * KVTile::kBytes;
   // d192 / d256 (one stage): a thread's copies of V_i go out one per k step of
   // the first part of Q K_i^T rather than in one burst before it, which stalled
@@ -89,7 +97,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   using QTile = typename K::QTile;
   using KVTile = typename K::KVTile;
   constexpr int kSlabs = K::kSlabs;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
+  extern __shared__ __align__(128) unsigned char smem_raw[];  // XorTile bases
   const uint32_t sQ = smem_address(smem_raw);
   const uint32_t sK = sQ + QTile::kBytes;             // kStages tiles
   const uint32_t sV = sK + kStages * KVTile::kBytes;  // kStages tiles
@@ -171,6 +179,11 @@ __global__ void __launch_bounds__(kWarps * 32)
   for (int sl = 0; sl < kSlabs; ++sl) row_state[sl][0] = row_state[sl][1] = core::RowState{};
   const QuadRowReduce reduce;
   const int warp_row0 = warp * K::kWarpRows;
+  // The lanes' walks of Q, K and V (warp_gemm.cuh), one register each across
+  // the loop; with more stages the K / V walks restart at each block's stage.
+  typename QTile::Walk q_walk = RowsA<QTile>::walk(sQ, warp_row0, lane);
+  typename KVTile::Walk k_walk = RowsB<KVTile>::walk(sK, 0, lane);
+  typename KVTile::Walk v_walk = ColsB<KVTile>::walk(sV, 0, lane);
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
 
   for (int i = 0; i < num_blocks; ++i) {
@@ -191,8 +204,10 @@ __global__ void __launch_bounds__(kWarps * 32)
       load_block(sV, v, p.v.stride_seq, i + kStages - 1);
       cp_async_commit();
     }
-    const uint32_t sK_i = sK + (i % kStages) * KVTile::kBytes;
-    const uint32_t sV_i = sV + (i % kStages) * KVTile::kBytes;
+    if constexpr (kStages > 1) {
+      k_walk = RowsB<KVTile>::walk(sK + (i % kStages) * KVTile::kBytes, 0, lane);
+      v_walk = ColsB<KVTile>::walk(sV + (i % kStages) * KVTile::kBytes, 0, lane);
+    }
     const int n_block = blocks.end - 1 - i;
 
     float s[kSlabs][2][kBlockN / 4];
@@ -201,7 +216,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       const int key0 = n_block * kBlockN;
       const T *v_block = v + key0 * p.v.stride_seq;
       gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
-          s, sQ, warp_row0, sK_i, 0, lane, [&](int kk) {
+          s, q_walk, k_walk, [&](int kk) {
             if (kk < K::kVCopies)
               load_tile_piece_async<KVTile, K::kThreads, K::kWholeTileLoads>(
                   kk, sV, v_block, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
@@ -216,8 +231,7 @@ __global__ void __launch_bounds__(kWarps * 32)
           });
       cp_async_commit();
     } else {
-      gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, sQ, warp_row0, sK_i, 0,
-                                                                       lane);
+      gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, q_walk, k_walk);
     }
 
     if (core::tile_needs_mask(mask, item.m_block, n_block, kBlockM, kBlockN)) {
@@ -257,7 +271,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       load_block(sK, k, p.k.stride_seq, i + 1);
       cp_async_commit();
     }
-    gemm_rn<T, KVTile, kSlabs, kHeadDim, kBlockN>(o, p_frag, sV_i, 0, lane);
+    gemm_rn<T, KVTile, kSlabs, kHeadDim, kBlockN>(o, p_frag, v_walk);
   }
   cp_async_wait<0>();  // nothing may stay in flight past the kernel's end
 
@@ -291,7 +305,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     }
   __syncwarp();
   // The warp's kWarpRows rows, as a tile of their own within the Q tile.
-  using WarpRows = SmemTile<K::kWarpRows, kHeadDim>;  // same row stride as QTile
+  using WarpRows = typename QTile::template WithRows<K::kWarpRows>;
   tile_copy_out<WarpRows>(out_tile + 2 * QTile::offset(warp_row0, 0),
                           out + warp_row0 * p.out.stride_seq, p.out.stride_seq,
                           rows_valid - warp_row0, p.head_dim, out_lane, 32);

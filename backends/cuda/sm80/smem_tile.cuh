@@ -1,11 +1,26 @@
-// Shared-memory tiles of b16 elements, [kRows][kCols] row-major with every
-// row padded by 16 bytes. ldmatrix reads 8 rows x 16 bytes per matrix: the
-// padding makes the row stride an odd number of 16-byte units, so the 8
-// rows fall in 8 different bank groups (no conflicts, for any head dim,
-// where an XOR swizzle would need a power-of-two row).
+// Shared-memory tiles of b16 elements, [kRows][kCols] row-major, in one of
+// two layouts with one interface:
+//   SmemTile: every row padded by 16 bytes. ldmatrix reads 8 rows x 16 bytes
+//     per matrix: the padding makes the row stride an odd number of 16-byte
+//     units, so the 8 rows fall in 8 different bank groups, for any head dim.
+//   XorTile: unpadded rows (kCols a multiple of 64) whose 16-byte chunks are
+//     XOR-ed with row % 8 within each aligned 128 bytes. The 8 rows of an
+//     ldmatrix again hit 8 bank groups, and a 128-byte line copied from global
+//     memory lands in one aligned 128 bytes of shared memory: with 528-byte
+//     padded rows (d256) each such line straddled two, and the cp.async copies
+//     into Q and dO took 7.3 wavefronts an instruction instead of 4 (ncu, sm80
+//     d256 backward, 2026-12-02).
+// addr(base, row, col) is the address of an element for any row and column.
+// A Walk starts at one lane's address and gives the addresses of blocks at
+// offsets known at compile time (drow a multiple of 8, dcol of 8), the form
+// the GEMMs' unrolled k loops use. For XorTile it is exact when the bits of
+// the lane's chunk (col / 8 % 8) and of dcol / 8 % 8 are disjoint (a warp
+// whose columns start at a multiple of 64: the forward's), and the tile's
+// base is 128-byte aligned.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "sm80/tile_ops.cuh"
 
@@ -24,23 +39,41 @@ struct SmemTile {
   __device__ static constexpr uint32_t addr(uint32_t base, int row, int col) {
     return base + 2u * uint32_t(offset(row, col));
   }
+  struct Walk {
+    uint32_t lane;
+    __device__ Walk(uint32_t lane_) : lane(lane_) {}
+    __device__ uint32_t at(int drow, int dcol) const {
+      return lane + 2u * uint32_t(offset(drow, dcol));
+    }
+    __device__ void reset() {}
+  };
+  template <int kOtherRows>
+  using WithRows = SmemTile<kOtherRows, kCols>;
 };
 
-// Columns [c0, c0 + kCols) of a padded Tile, addressed from the base of
-// the tile plus c0 elements: what a loader needs to copy part of a tile's
-// columns.
+// Columns [c0, c0 + kCols) of a Tile, addressed from the base of the tile
+// plus c0 elements (for XorTile, c0 and kCols multiples of 64): what a
+// loader needs to copy part of a tile's columns.
 template <class Tile, int kCols_>
 struct ColumnSlice {
   static constexpr int kRows = Tile::kRows;
   static constexpr int kCols = kCols_;
-  static_assert(Tile::kStride >= kCols && kCols % 8 == 0, "a slice of a padded tile");
+  static_assert(Tile::kCols >= kCols && kCols % 8 == 0, "a slice of a tile");
   __device__ static constexpr uint32_t addr(uint32_t base, int row, int col) {
     return Tile::addr(base, row, col);
   }
 };
 
-// The same interface over unpadded rows whose 16-byte pieces are XOR-ed
-// with row % 8 (kCols a multiple of 64): where a tile must fit exactly.
+// x ^ bits where the compiler cannot move or merge it (volatile): plain
+// XORs of a lane address by the few column flips were hoisted out of the
+// forward's main loop, each flip a register for the whole loop, and spilled
+// (40 bytes at d256).
+__device__ inline uint32_t xor_here(uint32_t x, uint32_t bits) {
+  uint32_t r;
+  asm volatile("xor.b32 %0, %1, %2;\n" : "=r"(r) : "r"(x), "r"(bits));
+  return r;
+}
+
 template <int kRows_, int kCols_>
 struct XorTile {
   static constexpr int kRows = kRows_;
@@ -50,7 +83,36 @@ struct XorTile {
   __device__ static constexpr int offset(int row, int col) {
     return row * kCols + (((col / 8) ^ (row % 8)) * 8) + col % 8;
   }
+  __device__ static constexpr uint32_t addr(uint32_t base, int row, int col) {
+    return base + 2u * uint32_t(offset(row, col));
+  }
+  // The lane address carries the flip of the last block visited: a walk is
+  // one register, moved by one XOR where the next block's flip differs
+  // (once a k step for K-major reads). The flip is known at compile time
+  // where the walk's loops are unrolled. Row and 64-column offsets are adds
+  // that fold into the load's immediate offset.
+  struct Walk {
+    uint32_t lane, flip;
+    // flip set here, not by a default member initializer (fwd_kernel.cuh's
+    // RowState: nvcc 13.0 dropped one of those once).
+    __device__ Walk(uint32_t lane_) : lane(lane_), flip(0) {}
+    __device__ uint32_t at(int drow, int dcol) {
+      const uint32_t want = 16u * uint32_t((dcol / 8) % 8);
+      if (want != flip) lane = xor_here(lane, want ^ flip), flip = want;
+      return lane + 2u * uint32_t(drow * kCols + dcol / 64 * 64);
+    }
+    // Back to the lane's own address (a walk kept across a loop).
+    __device__ void reset() {
+      if (flip != 0) lane = xor_here(lane, flip), flip = 0;
+    }
+  };
+  template <int kOtherRows>
+  using WithRows = XorTile<kOtherRows, kCols>;
 };
+
+template <int kRows, int kCols, bool kSwizzle>
+using TileFor = std::conditional_t<kSwizzle && kCols % 64 == 0, XorTile<kRows, kCols>,
+                                   SmemTile<kRows, kCols>>;
 
 // An accumulator tile on its way out: each thread puts its element pairs
 // into a shared-memory tile (SmemTile or XorTile: 8 rows' pairs of one

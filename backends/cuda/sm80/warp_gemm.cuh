@@ -5,9 +5,9 @@
 // core::online_softmax_step takes, so the softmax needs no reshuffle.
 //
 // Operand sources, named by how the tile sits in shared memory:
-//   gemm_nt:  A [m][k] and B [n][k]     (Q K^T, K Q^T, V dO^T)
+//   gemm_nt:  A [m][k] and B [n][k]     (the forward's Q K^T)
 //   gemm_rn:  A in registers (a previous accumulator packed to b16, pack_acc),
-//             B [k][n] read transposed  (P V, P^T dO, dS^T Q)
+//             B [k][n] read transposed  (the forward's P V)
 //   gemm_smem: A and B from shared memory, each K- or MN-major (SmemOperand):
 //             the backward's GEMMs (gemm_smem_pair: two of them in one k loop)
 #pragma once
@@ -45,26 +45,66 @@ struct NoWork {
   __device__ void operator()(int) const {}
 };
 
-// acc[s] += A[a_row0 + 16 s .., 0..kK) * B[b_row0 .. + kN, 0..kK)^T.
-// sA / sB are shared addresses (smem_address). The k loop only moves
-// addresses: kUnrollK trades the overlap of the next step's loads against
-// registers (1 where the caller's registers are tight). `between(kk)` runs
-// after step kk's mma (the forward's V copies at d256).
+// An operand in shared memory, its tile stored either K-major (rows are M
+// or N, columns are K: [m][k], [n][k]) or MN-major ([k][m], [k][n], read
+// with ldmatrix.trans). The backward reads one tile both ways (dS as
+// [query][key] is dQ's A and, transposed, dK's), so the storage order is a
+// template argument rather than a function name per combination. A lane
+// reads an operand through its Walk (smem_tile.cuh); a GEMM leaves the
+// walks it is given as it found them (Walk::reset), so that a caller can
+// keep one across its main loop in one register.
+template <class Tile, bool kKMajor, bool kIsA>
+struct SmemOperand {
+  using Walk = typename Tile::Walk;
+  // The lane's walk from the 16x16 block at M/N offset mn0, k 0. ldmatrix.x4
+  // returns its four 8x8 matrices in mma operand order: A's {m0-7 k0-7,
+  // m8-15 k0-7, m0-7 k8-15, m8-15 k8-15}; B's {n0-7 k0-7, n0-7 k8-15,
+  // n8-15 k0-7, n8-15 k8-15} (= b0, b1 of n-tile 0, then of n-tile 1).
+  __device__ static Walk walk(uint32_t s, int mn0, int lane) {
+    constexpr bool kRowsFirst = kIsA == kKMajor;  // lanes 0-15 walk the stored rows
+    const int r = kRowsFirst ? lane % 16 : lane % 8 + (lane / 16) * 8;
+    const int c = kRowsFirst ? (lane / 16) * 8 : ((lane / 8) % 2) * 8;
+    return {kKMajor ? Tile::addr(s, mn0 + r, c) : Tile::addr(s, r, mn0 + c)};
+  }
+  // The 16x16 block (M/N block i, k block kk).
+  __device__ static void load(uint32_t (&r)[4], Walk &walk, int i, int kk) {
+    if constexpr (kKMajor)
+      ldmatrix_x4(r, walk.at(16 * i, 16 * kk));
+    else
+      ldmatrix_x4_trans(r, walk.at(16 * kk, 16 * i));
+  }
+};
+
+template <class Tile>
+using RowsA = SmemOperand<Tile, true, true>;  // A stored [m][k]
+template <class Tile>
+using ColsA = SmemOperand<Tile, false, true>;  // A stored [k][m]
+template <class Tile>
+using RowsB = SmemOperand<Tile, true, false>;  // B stored [n][k]
+template <class Tile>
+using ColsB = SmemOperand<Tile, false, false>;  // B stored [k][n]
+
+// acc[s] += A[16 s .. + 16, 0..kK) * B[0 .. kN, 0..kK)^T, A and B read
+// through the lanes' walks of RowsA<ATile> and RowsB<BTile> (rows from the
+// walks' M / N offsets). Unlike gemm_smem, each B fragment is used as soon
+// as it arrives: the loop holds one. kUnrollK trades the overlap of the next
+// step's loads against registers (1 where the caller's registers are
+// tight). `between(kk)` runs after step kk's mma (the forward's V copies at
+// d256).
 template <class T, class ATile, class BTile, int kSlabs, int kN, int kK, int kUnrollK = 1,
           class Between = NoWork>
-__device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int a_row0,
-                               uint32_t sB, int b_row0, int lane, Between between = {}) {
-  const uint32_t a_lane = ATile::addr(sA, a_row0 + lane % 16, (lane / 16) * 8);
-  const uint32_t b_lane = BTile::addr(sB, b_row0 + lane % 8 + (lane / 16) * 8, ((lane / 8) % 2) * 8);
+__device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], typename ATile::Walk &a_walk,
+                               typename BTile::Walk &b_walk, Between between = {}) {
+  constexpr bool kRolled = kUnrollK < kK / 16;
 #pragma unroll kUnrollK
   for (int kk = 0; kk < kK / 16; ++kk) {
     uint32_t a[kSlabs][4];
 #pragma unroll
-    for (int s = 0; s < kSlabs; ++s) ldmatrix_x4(a[s], a_lane + 2 * ATile::offset(16 * s, 16 * kk));
+    for (int s = 0; s < kSlabs; ++s) RowsA<ATile>::load(a[s], a_walk, s, kk);
 #pragma unroll
     for (int np = 0; np < kN / 16; ++np) {
       uint32_t b[4];
-      ldmatrix_x4(b, b_lane + 2 * BTile::offset(16 * np, 16 * kk));
+      RowsB<BTile>::load(b, b_walk, np, kk);
 #pragma unroll
       for (int s = 0; s < kSlabs; ++s) {
         mma_into<T, kN>(acc[s], 2 * np, a[s], b[0], b[1]);
@@ -72,7 +112,10 @@ __device__ inline void gemm_nt(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int
       }
     }
     between(kk);
+    if constexpr (kRolled) a_walk.reset(), b_walk.reset();  // each pass starts unflipped
   }
+  a_walk.reset();
+  b_walk.reset();
 }
 
 // An accumulator as the A operand of the next GEMM, packed to b16 as soon
@@ -98,19 +141,18 @@ __device__ inline void pack_acc(uint32_t (&a)[kSlabs][kK / 16][4],
     }
 }
 
-// acc[s] += A_s (packed registers, kK columns) * B[0..kK, b_col0 .. + kN)
+// acc[s] += A_s (packed registers, kK columns) * B[0..kK, 0..kN), B read
+// through the lanes' walk of ColsB<BTile>.
 template <class T, class BTile, int kSlabs, int kN, int kK>
 __device__ inline void gemm_rn(float (&acc)[kSlabs][2][kN / 4],
-                               const uint32_t (&a)[kSlabs][kK / 16][4], uint32_t sB, int b_col0,
-                               int lane) {
-  const uint32_t b_lane =
-      BTile::addr(sB, lane % 8 + ((lane / 8) % 2) * 8, b_col0 + (lane / 16) * 8);
+                               const uint32_t (&a)[kSlabs][kK / 16][4],
+                               typename BTile::Walk &b_walk) {
 #pragma unroll
   for (int kk = 0; kk < kK / 16; ++kk) {
 #pragma unroll
     for (int np = 0; np < kN / 16; ++np) {
       uint32_t b[4];
-      ldmatrix_x4_trans(b, b_lane + 2 * BTile::offset(16 * kk, 16 * np));
+      ColsB<BTile>::load(b, b_walk, np, kk);
 #pragma unroll
       for (int s = 0; s < kSlabs; ++s) {
         mma_into<T, kN>(acc[s], 2 * np, a[s][kk], b[0], b[1]);
@@ -118,33 +160,8 @@ __device__ inline void gemm_rn(float (&acc)[kSlabs][2][kN / 4],
       }
     }
   }
+  b_walk.reset();
 }
-
-// Both operands from shared memory, each tile stored either K-major (rows
-// are M or N, columns are K: [m][k], [n][k]) or MN-major ([k][m], [k][n],
-// read with ldmatrix.trans). The backward reads one tile both ways (dS as
-// [query][key] is dQ's A and, transposed, dK's), so the storage order is a
-// template argument rather than a function name per combination.
-template <class Tile, bool kKMajor, bool kIsA>
-struct SmemOperand {
-  // Lane address of the 16x16 block at M/N offset mn0, k 0. ldmatrix.x4
-  // returns its four 8x8 matrices in mma operand order: A's {m0-7 k0-7,
-  // m8-15 k0-7, m0-7 k8-15, m8-15 k8-15}; B's {n0-7 k0-7, n0-7 k8-15,
-  // n8-15 k0-7, n8-15 k8-15} (= b0, b1 of n-tile 0, then of n-tile 1).
-  __device__ static uint32_t lane_base(uint32_t s, int mn0, int lane) {
-    constexpr bool kRowsFirst = kIsA == kKMajor;  // lanes 0-15 walk the stored rows
-    const int r = kRowsFirst ? lane % 16 : lane % 8 + (lane / 16) * 8;
-    const int c = kRowsFirst ? (lane / 16) * 8 : ((lane / 8) % 2) * 8;
-    return kKMajor ? Tile::addr(s, mn0 + r, c) : Tile::addr(s, r, mn0 + c);
-  }
-  // The 16x16 block (M/N block i, k block kk).
-  __device__ static void load(uint32_t (&r)[4], uint32_t base, int i, int kk) {
-    if constexpr (kKMajor)
-      ldmatrix_x4(r, base + 2 * Tile::offset(16 * i, 16 * kk));
-    else
-      ldmatrix_x4_trans(r, base + 2 * Tile::offset(16 * kk, 16 * i));
-  }
-};
 
 // One k step (16 deep) of a warp tile: the A fragments of its kSlabs
 // slabs and the B fragments of its kN / 16 column pairs, from shared
@@ -155,11 +172,11 @@ template <class A, class B, int kSlabs, int kN>
 struct SmemStep {
   uint32_t a[kSlabs][4];
   uint32_t b[kN / 16][4];
-  __device__ void load(uint32_t a_base, uint32_t b_base, int kk) {
+  __device__ void load(typename A::Walk &a_walk, typename B::Walk &b_walk, int kk) {
 #pragma unroll
-    for (int s = 0; s < kSlabs; ++s) A::load(a[s], a_base, s, kk);
+    for (int s = 0; s < kSlabs; ++s) A::load(a[s], a_walk, s, kk);
 #pragma unroll
-    for (int np = 0; np < kN / 16; ++np) B::load(b[np], b_base, np, kk);
+    for (int np = 0; np < kN / 16; ++np) B::load(b[np], b_walk, np, kk);
   }
   template <class T>
   __device__ void mma(float (&acc)[kSlabs][2][kN / 4]) const {
@@ -184,13 +201,13 @@ struct SmemStep {
 template <class T, class A, class B, int kSlabs, int kN, int kK, class Between = NoWork>
 __device__ inline void gemm_smem(float (&acc)[kSlabs][2][kN / 4], uint32_t sA, int a_mn0,
                                  uint32_t sB, int b_mn0, int lane, Between between = {}) {
-  const uint32_t a_base = A::lane_base(sA, a_mn0, lane);
-  const uint32_t b_base = B::lane_base(sB, b_mn0, lane);
+  typename A::Walk a_walk = A::walk(sA, a_mn0, lane);
+  typename B::Walk b_walk = B::walk(sB, b_mn0, lane);
   SmemStep<A, B, kSlabs, kN> step[2];
-  step[0].load(a_base, b_base, 0);
+  step[0].load(a_walk, b_walk, 0);
 #pragma unroll
   for (int kk = 0; kk < kK / 16; ++kk) {
-    if (kk + 1 < kK / 16) step[(kk + 1) % 2].load(a_base, b_base, kk + 1);
+    if (kk + 1 < kK / 16) step[(kk + 1) % 2].load(a_walk, b_walk, kk + 1);
     step[kk % 2].template mma<T>(acc);
     between(kk);
   }
@@ -203,10 +220,11 @@ struct SmemGemm {
   static constexpr int kSlabs = kSlabs_, kN = kN_, kSteps = kK / 16;
   using Step = SmemStep<A, B, kSlabs, kN>;
   float (&acc)[kSlabs][2][kN / 4];
-  uint32_t a_base, b_base;
+  typename A::Walk a_walk;
+  typename B::Walk b_walk;
   __device__ SmemGemm(float (&acc_)[kSlabs][2][kN / 4], uint32_t sA, int a_mn0, uint32_t sB,
                       int b_mn0, int lane)
-      : acc(acc_), a_base(A::lane_base(sA, a_mn0, lane)), b_base(B::lane_base(sB, b_mn0, lane)) {}
+      : acc(acc_), a_walk(A::walk(sA, a_mn0, lane)), b_walk(B::walk(sB, b_mn0, lane)) {}
 };
 
 // Two independent GEMMs of the same depth (the backward's S = Q K^T and
@@ -222,12 +240,12 @@ __device__ inline void gemm_smem_pair(G0 g0, G1 g1) {
   static_assert(G0::kSteps == G1::kSteps, "gemm_smem_pair: GEMMs of one depth");
   typename G0::Step step0;
   typename G1::Step step1;
-  step0.load(g0.a_base, g0.b_base, 0);
+  step0.load(g0.a_walk, g0.b_walk, 0);
 #pragma unroll
   for (int kk = 0; kk < G0::kSteps; ++kk) {
-    step1.load(g1.a_base, g1.b_base, kk);
+    step1.load(g1.a_walk, g1.b_walk, kk);
     step0.template mma<T>(g0.acc);
-    if (kk + 1 < G0::kSteps) step0.load(g0.a_base, g0.b_base, kk + 1);
+    if (kk + 1 < G0::kSteps) step0.load(g0.a_walk, g0.b_walk, kk + 1);
     step1.template mma<T>(g1.acc);
   }
 }
