@@ -54,14 +54,15 @@ struct FwdKernel {
   // 1k-16k; d192 -1..+2%; at d128 the branch spilled 144 bytes (01:00).
   static constexpr bool kWholeTileLoads = kHeadDim == 256;
   static_assert(kWarpRows % 16 == 0 && kStages >= 1, "bad forward tile plan");
-  // XOR-swizzled tiles (smem_tile.cuh) where the head dim is a multiple of
-  // 64: a 128-byte line of K or V lands in one aligned 128 bytes of shared
-  // memory (a padded row's lines straddle two). H200 through
-  // FA2_CUDA_PATH=sm80, 2026-12-02 ~10:27 / ~10:35, against padded tiles:
-  // d128 +2.5..4% at 512-16k, d256 +1..4.5%, d192 -1..+2% (+1.5% at 4k-16k).
-  // At d64 they spilled 44 bytes (two-slab warps: S of 128 keys alone takes
-  // 128 registers).
-  static constexpr bool kSwizzle = kHeadDim != 64;
+  // XOR-swizzled tiles (smem_tile.cuh) at d128 and d256: a 128-byte line of
+  // K or V lands in one aligned 128 bytes of shared memory (a padded row's
+  // lines straddle two). H200 through FA2_CUDA_PATH=sm80, against padded
+  // tiles: 2026-12-02 ~10:49, d128 +4.5..8% at 512-16k (causal +1.7..5%);
+  // ~10:27 / ~10:33, d256 +2.7..4.8% (causal -0.2..+3.8%). d192 -1..+1.4%
+  // with XorTile's signed offsets, -2..-3.5% with the unsigned ones that gave
+  // d128 +1..4.5% of the above (~10:45); d64: K or V swizzled -1.7..+1.3%,
+  // both spilled 12 bytes (two-slab warps: S of 128 keys takes 128 registers).
+  static constexpr bool kSwizzle = kHeadDim == 128 || kHeadDim == 256;
   using QTile = TileFor<kBlockM, kHeadDim, kSwizzle>;
   using KVTile = TileFor<kBlockN, kHeadDim, kSwizzle>;
   static constexpr int kSmemBytes = QTile::kBytes + 2 * kStages * KVTile::kBytes;

@@ -80,8 +80,11 @@ struct XorTile {
   static constexpr int kCols = kCols_;
   static constexpr int kBytes = 2 * kRows * kCols;
   static_assert(kCols % 64 == 0, "pieces swizzle by row % 8");
+  // Unsigned, so that the compiler sees (row + 8 j) % 8 == row % 8 where a
+  // loop walks down the rows (signed, it formed one address per row).
   __device__ static constexpr int offset(int row, int col) {
-    return row * kCols + (((col / 8) ^ (row % 8)) * 8) + col % 8;
+    const unsigned r = row, c = col;
+    return int(r * kCols + (((c / 8) ^ (r % 8)) * 8) + c % 8);
   }
   __device__ static constexpr uint32_t addr(uint32_t base, int row, int col) {
     return base + 2u * uint32_t(offset(row, col));
