@@ -49,8 +49,9 @@ struct BwdKernel {
                     (kStages == 1 || kStages == 2),
                 "bad backward tile plan");
   // Padded tiles: XorTiles (smem_tile.cuh) measured nothing here. H200
-  // through FA2_CUDA_PATH=sm80, 2026-12-02 ~10:20 / ~10:35, d64 and d256
-  // -0.5..+0.7% at 1k-16k; at d128 they spilled 32 bytes.
+  // through FA2_CUDA_PATH=sm80, 2026-12-02 ~10:19 / ~10:33, d64 and d256
+  // -0.7..+0.8% at 1k-16k; ~11:07, with unsigned offsets, -1.3..+0.1%; at
+  // d128 they spilled 32 bytes.
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using PTile = SmemTile<kBlockM, kBlockN>;  // P and dS: [query][key]

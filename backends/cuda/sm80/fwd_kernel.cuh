@@ -59,8 +59,8 @@ struct FwdKernel {
   // lines straddle two). H200 through FA2_CUDA_PATH=sm80, against padded
   // tiles: 2026-12-02 ~10:49, d128 +4.5..8% at 512-16k (causal +1.7..5%);
   // ~10:27 / ~10:33, d256 +2.7..4.8% (causal -0.2..+3.8%). d192 -1..+1.4%
-  // with XorTile's signed offsets, -2..-3.5% with the unsigned ones that gave
-  // d128 +1..4.5% of the above (~10:45); d64: K or V swizzled -1.7..+1.3%,
+  // with XorTile's signed offsets, -3.2..0% with the unsigned ones that gave
+  // d128 +1.2..4.5% of the above (~10:45); d64: K or V swizzled -1.7..+1.3%,
   // both spilled 12 bytes (two-slab warps: S of 128 keys takes 128 registers).
   static constexpr bool kSwizzle = kHeadDim == 128 || kHeadDim == 256;
   using QTile = TileFor<kBlockM, kHeadDim, kSwizzle>;
