@@ -9,7 +9,9 @@
 //     memory lands in one aligned 128 bytes of shared memory: with 528-byte
 //     padded rows (d256) each such line straddled two, and the cp.async copies
 //     into Q and dO took 7.3 wavefronts an instruction instead of 4 (ncu, sm80
-//     d256 backward, 2026-12-02).
+//     d256 backward, 2026-12-02). The forward's K / V copies pay it every key
+//     block and use XorTile at d128 / d256; the backward hides those copies
+//     behind its GEMMs and keeps padded tiles (fwd_kernel.cuh, bwd_kernel.cuh).
 // addr(base, row, col) is the address of an element for any row and column.
 // A Walk starts at one lane's address and gives the addresses of blocks at
 // offsets known at compile time (drow a multiple of 8, dcol of 8), the form
