@@ -103,13 +103,18 @@ class CudaBackend final : public Backend {
     return FA2_SUCCESS;
   }
 
-  uint64_t fwd_workspace(const core::AttnParams &) const override { return 0; }
+  // The forward needs room only for the Hopper kernels' tensor maps of a
+  // varlen call (asked for whether or not FA2_CUDA_PATH sends it elsewhere).
+  uint64_t fwd_workspace(const core::AttnParams &p) const override {
+    return hopper_ ? hopper_workspace_bytes(p) : 0;
+  }
 
   uint64_t bwd_workspace(const core::AttnParams &p) const override {
     const ScratchLayout layout = scratch_layout(p);
     uint64_t bytes = 0;
-    return __builtin_add_overflow(layout.dq_accum, layout.dq_accum_bytes, &bytes) ? UINT64_MAX
-                                                                                  : bytes;
+    return __builtin_add_overflow(layout.sequence_maps, layout.sequence_maps_bytes, &bytes)
+               ? UINT64_MAX
+               : bytes;
   }
 
   fa2_status_t fwd(const core::AttnParams &p, void *stream, std::string &why) override {
@@ -134,7 +139,10 @@ class CudaBackend final : public Backend {
     char *workspace = static_cast<char *>(p.workspace);
     auto at = [&](uint64_t offset) { return reinterpret_cast<float *>(workspace + offset); };
     const BwdScratch scratch{hopper != nullptr ? nullptr : at(layout.delta), at(layout.dq_accum),
-                             hopper != nullptr ? at(layout.block_stats) : nullptr};
+                             hopper != nullptr ? at(layout.block_stats) : nullptr,
+                             hopper != nullptr && layout.sequence_maps_bytes > 0
+                                 ? workspace + layout.sequence_maps
+                                 : nullptr};
     if (stat_rows(p) > 0) {
       // D (with the lse, zero in the padding, for the Hopper kernels), and
       // the dQ accumulator zeroed.
@@ -149,9 +157,10 @@ class CudaBackend final : public Backend {
 
  private:
   // Byte offsets of BwdScratch's buffers in the workspace: [delta |
-  // block_stats (Hopper devices only) | dq_accum].
+  // block_stats (Hopper devices only) | dq_accum | sequence_maps (Hopper
+  // devices, varlen only)].
   struct ScratchLayout {
-    uint64_t delta, block_stats, dq_accum, dq_accum_bytes;
+    uint64_t delta, block_stats, dq_accum, sequence_maps, sequence_maps_bytes;
   };
   // The API bounds rows * head_dim * 4 bytes; the block statistics (padded
   // to 64 rows a head) can exceed that for huge batch * heads with short
@@ -166,8 +175,12 @@ class CudaBackend final : public Backend {
     if ((hopper_ && __builtin_mul_overflow(heads, per_head, &stats_bytes)) ||
         stats_bytes > UINT64_MAX / 2 ||
         __builtin_add_overflow(block_stats, round_up(stats_bytes), &dq_accum))
-      return {0, 0, UINT64_MAX, 0};
-    return {0, block_stats, dq_accum, rows * uint64_t(p.head_dim) * sizeof(float)};
+      return {0, 0, 0, UINT64_MAX, 0};
+    const uint64_t dq_accum_bytes = rows * uint64_t(p.head_dim) * sizeof(float);
+    uint64_t sequence_maps = 0;
+    if (__builtin_add_overflow(dq_accum, round_up(dq_accum_bytes), &sequence_maps))
+      return {0, 0, 0, UINT64_MAX, 0};
+    return {0, block_stats, dq_accum, sequence_maps, hopper_ ? hopper_workspace_bytes(p) : 0};
   }
 
   int device_;

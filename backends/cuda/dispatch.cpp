@@ -65,16 +65,16 @@ FwdLauncher hopper_fwd_of_type(int bucket, bool wide) {
 }
 
 template <class T>
-BwdLauncher hopper_bwd_of_type(int bucket) {
+BwdLauncher hopper_bwd_of_type(int bucket, bool varlen) {
   switch (bucket) {
 #ifdef FA2_CUDA_SM90_BWD_HD64
-    case 64: return sm90::launch_bwd<T, 64>;
+    case 64: return varlen ? sm90::launch_bwd<T, 64, true> : sm90::launch_bwd<T, 64, false>;
 #endif
 #ifdef FA2_CUDA_SM90_BWD_HD128
-    case 128: return sm90::launch_bwd<T, 128>;
+    case 128: return varlen ? sm90::launch_bwd<T, 128, true> : sm90::launch_bwd<T, 128, false>;
 #endif
 #ifdef FA2_CUDA_SM90_BWD_HD256
-    case 256: return sm90::launch_bwd<T, 256>;
+    case 256: return varlen ? sm90::launch_bwd<T, 256, true> : sm90::launch_bwd<T, 256, false>;
 #endif
     default: return nullptr;
   }
@@ -87,6 +87,7 @@ FwdLauncher hopper_fwd_for(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90
   if (p.head_dim < sm90::kMinHeadDim || !sm90::tma_covers(p)) return nullptr;
   const int bucket = core::head_dim_bucket(p.head_dim, sm90::kHeadDimBuckets);
+  if (sm90::sm90_fwd_leaves_to_sm80(p.is_varlen(), p.has_mask, bucket, p.seqlen_q)) return nullptr;
   const bool wide = sm90::sm90_fwd_wide(bucket, p.seqlen_k);
   if (p.dtype == core::Dtype::f16) return hopper_fwd_of_type<__half>(bucket, wide);
   if (p.dtype == core::Dtype::bf16) return hopper_fwd_of_type<__nv_bfloat16>(bucket, wide);
@@ -99,15 +100,25 @@ FwdLauncher hopper_fwd_for(const core::AttnParams &p) {
 BwdLauncher hopper_bwd_for(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90
   if (p.head_dim < sm90::kMinHeadDim || !sm90::tma_covers(p) ||
-      !sm90::tma_covers_operand(p.dout, p.heads_q, p.batch))
+      !sm90::tma_covers_operand(p, p.dout, p.heads_q))
     return nullptr;
   const int bucket = core::head_dim_bucket(p.head_dim, sm90::kBwdHeadDimBuckets);
-  if (p.dtype == core::Dtype::f16) return hopper_bwd_of_type<__half>(bucket);
-  if (p.dtype == core::Dtype::bf16) return hopper_bwd_of_type<__nv_bfloat16>(bucket);
+  if (p.dtype == core::Dtype::f16) return hopper_bwd_of_type<__half>(bucket, p.is_varlen());
+  if (p.dtype == core::Dtype::bf16)
+    return hopper_bwd_of_type<__nv_bfloat16>(bucket, p.is_varlen());
 #else
   (void)p;
 #endif
   return nullptr;
+}
+
+uint64_t hopper_workspace_bytes(const core::AttnParams &p) {
+#ifdef FA2_CUDA_SM90
+  return sm90::sequence_maps_bytes(p);
+#else
+  (void)p;
+  return 0;
+#endif
 }
 
 fa2_status_t kernels_for(core::Dtype dtype, int head_dim, KernelSet &out, std::string &why) {

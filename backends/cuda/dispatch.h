@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 #include "core/params.h"
@@ -36,5 +37,8 @@ fa2_status_t kernels_for(core::Dtype dtype, int head_dim, KernelSet &out, std::s
 // backward's D and dQ conversion kernels are the same on both paths.
 FwdLauncher hopper_fwd_for(const core::AttnParams &p);
 BwdLauncher hopper_bwd_for(const core::AttnParams &p);
+// Workspace the Hopper kernels need beyond the sm80 path's for this call
+// (a varlen call's per-sequence tensor maps); 0 in a build without them.
+uint64_t hopper_workspace_bytes(const core::AttnParams &p);
 
 }  // namespace fa2::cuda

@@ -7,7 +7,9 @@
 //    (batch, query head) and block of kStatBlockRows queries: the block's
 //    lse in log2 units, then its D; zero past the sequence. A block's pair
 //    is contiguous: one float per thread of a warpgroup, no bounds to
-//    check. Null when the sm80 kernels run.
+//    check. Null when the sm80 kernels run;
+//  - sequence_maps: room for the Hopper kernels' per-sequence tensor maps
+//    of a varlen call (sm90/tensor_map.h); null otherwise.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@ struct BwdScratch {
   float *delta;
   float *dq_accum;
   float *block_stats;
+  void *sequence_maps;
 };
 
 inline constexpr int kStatBlockRows = 64;

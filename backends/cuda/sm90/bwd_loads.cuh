@@ -60,19 +60,22 @@ struct BwdLoads {
 
   // The producer's one thread; iteration `it` loads query block
   // m_block_of(it) of query head head_of(it) (its stats from block_stats).
-  // extra_kv(bar_kv) may add extra_kv_bytes of loads of its own to the K / V
-  // barrier.
-  template <class MBlockOf, class HeadOf, class ExtraKv>
+  // kPerSequence: the call is varlen, its Q, K, V and dO come through the
+  // batch entry's own maps (tma_load_operand). extra_kv(bar_kv) may add
+  // extra_kv_bytes of loads of its own to the K / V barrier.
+  template <bool kPerSequence, class MBlockOf, class HeadOf, class ExtraKv>
   __device__ void produce(const core::AttnParams &p, const TmaMaps &maps,
                           const float *block_stats, const core::BwdItem &item, int key0,
                           int num_iters, MBlockOf m_block_of, HeadOf head_of,
                           uint32_t extra_kv_bytes, ExtraKv extra_kv) const {
+    if constexpr (kPerSequence) acquire_sequence_maps(maps, item.batch, kSeqOperands);
     mbar_arrive_expect_tx(bar_kv, 2 * kKVBytes + extra_kv_bytes);
     for (int c = 0; c < kChunks; ++c) {
-      tma_load_4d(sK + c * kBlockN * kSwizzleRowBytes, maps.k, bar_kv, 64 * c, key0,
-                  item.head_kv, item.batch);
-      tma_load_4d(sV + c * kBlockN * kSwizzleRowBytes, maps.v, bar_kv, 64 * c, key0,
-                  item.head_kv, item.batch);
+      const uint32_t chunk = c * kBlockN * kSwizzleRowBytes;
+      tma_load_operand<kSeqK, kPerSequence>(maps, item.batch, sK + chunk, bar_kv, 64 * c, key0,
+                                            item.head_kv);
+      tma_load_operand<kSeqV, kPerSequence>(maps, item.batch, sV + chunk, bar_kv, 64 * c, key0,
+                                            item.head_kv);
     }
     extra_kv(bar_kv);
     for (int it = 0; it < num_iters; ++it) {
@@ -84,28 +87,29 @@ struct BwdLoads {
                 full(stage));
       for (int c = 0; c < kChunks; ++c) {
         const uint32_t chunk = c * kBlockM * kSwizzleRowBytes;
-        tma_load_4d(sQ + stage * kQBytes + chunk, maps.q, full(stage), 64 * c, row0, head,
-                    item.batch);
+        tma_load_operand<kSeqQ, kPerSequence>(maps, item.batch, sQ + stage * kQBytes + chunk,
+                                              full(stage), 64 * c, row0, head);
         if (!kDoApart)
-          tma_load_4d(sdO + stage * kQBytes + chunk, maps.dout, full(stage), 64 * c, row0, head,
-                      item.batch);
+          tma_load_operand<kSeqDout, kPerSequence>(maps, item.batch, sdO + stage * kQBytes + chunk,
+                                                   full(stage), 64 * c, row0, head);
       }
       if (kDoApart) {
         const int do_stage = it % kDoStages;
         mbar_wait(do_empty(do_stage), ((it / kDoStages) & 1) ^ 1);
         mbar_arrive_expect_tx(do_full(do_stage), kQBytes);
         for (int c = 0; c < kChunks; ++c)
-          tma_load_4d(sdO + do_stage * kQBytes + c * kBlockM * kSwizzleRowBytes, maps.dout,
-                      do_full(do_stage), 64 * c, row0, head, item.batch);
+          tma_load_operand<kSeqDout, kPerSequence>(
+              maps, item.batch, sdO + do_stage * kQBytes + c * kBlockM * kSwizzleRowBytes,
+              do_full(do_stage), 64 * c, row0, head);
       }
     }
   }
-  template <class MBlockOf, class HeadOf>
+  template <bool kPerSequence, class MBlockOf, class HeadOf>
   __device__ void produce(const core::AttnParams &p, const TmaMaps &maps,
                           const float *block_stats, const core::BwdItem &item, int key0,
                           int num_iters, MBlockOf m_block_of, HeadOf head_of) const {
-    produce(p, maps, block_stats, item, key0, num_iters, m_block_of, head_of, 0,
-            [](uint32_t) {});
+    produce<kPerSequence>(p, maps, block_stats, item, key0, num_iters, m_block_of, head_of, 0,
+                          [](uint32_t) {});
   }
 };
 

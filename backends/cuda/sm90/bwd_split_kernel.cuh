@@ -80,7 +80,8 @@ struct BwdSplitKernel {
                 "bad Hopper split backward plan");
 };
 
-template <class T, int kHeadDim, int kStages>
+// kPerSequence: as bwd_kernel's.
+template <class T, int kHeadDim, int kStages, bool kPerSequence>
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     bwd_split_kernel(const core::AttnParams p, const BwdScratch scratch,
                      const __grid_constant__ TmaMaps maps) {
@@ -142,14 +143,15 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   if (tid < 128) {  // ---------------------------------------------- producer
     regs_release<K::kProducerRegs>();
     if (tid == 0)
-      loads.produce(p, maps, scratch.block_stats, item, key0, num_iters, m_block_of, head_of,
-                    K::kPartnerKBytes,
-                    [&](uint32_t bar) {  // the partner's K, this CTA's dQ columns
-                      for (int c = 0; c < kHeadDim / 2 / 64; ++c)
-                        tma_load_4d(sK_partner + c * kBlockN * kSwizzleRowBytes, maps.k, bar,
-                                    int(rank) * (kHeadDim / 2) + 64 * c,
-                                    (item.n_block ^ 1) * kBlockN, item.head_kv, item.batch);
-                    });
+      loads.template produce<kPerSequence>(
+          p, maps, scratch.block_stats, item, key0, num_iters, m_block_of, head_of,
+          K::kPartnerKBytes, [&](uint32_t bar) {  // the partner's K, this CTA's dQ columns
+            for (int c = 0; c < kHeadDim / 2 / 64; ++c)
+              tma_load_operand<kSeqK, kPerSequence>(
+                  maps, item.batch, sK_partner + c * kBlockN * kSwizzleRowBytes, bar,
+                  int(rank) * (kHeadDim / 2) + 64 * c, (item.n_block ^ 1) * kBlockN,
+                  item.head_kv);
+          });
     return;
   }
 

@@ -164,27 +164,31 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         const Tile t = tile_of(index);
         if (t.blocks.empty()) continue;
         const int head_kv = core::kv_head_of(p, t.item.head_q);
+        acquire_sequence_maps(maps, t.item.batch, kSeqV + 1);
         for (int n_block = t.blocks.end - 1; n_block >= t.blocks.begin; --n_block, ++kv_loads) {
           const int stage = kv_loads % kStages;
           const uint32_t parity = ((kv_loads / kStages) & 1) ^ 1;  // first round passes at once
           mbar_wait(k_empty(stage), parity);
           mbar_arrive_expect_tx(k_full(stage), K::kKVBytes);
           for (int c = 0; c < K::kChunks; ++c)
-            tma_load_4d(sK + stage * K::kKVBytes + c * kBlockN * kSwizzleRowBytes, maps.k,
-                        k_full(stage), 64 * c, n_block * kBlockN, head_kv, t.item.batch);
+            tma_load_operand<kSeqK>(maps, t.item.batch,
+                                    sK + stage * K::kKVBytes + c * kBlockN * kSwizzleRowBytes,
+                                    k_full(stage), 64 * c, n_block * kBlockN, head_kv);
           if (n_block == t.blocks.end - 1) {  // Q after the first K: that may come earlier
             const int q_stage = q_loads % K::kQStages;
             mbar_wait(q_empty(q_stage), ((q_loads++ / K::kQStages) & 1) ^ 1);
             mbar_arrive_expect_tx(q_full(q_stage), K::kQBytes);
             for (int c = 0; c < K::kChunks; ++c)
-              tma_load_4d(sQ + q_stage * K::kQBytes + c * kBlockM * kSwizzleRowBytes, maps.q,
-                          q_full(q_stage), 64 * c, t.row0, t.item.head_q, t.item.batch);
+              tma_load_operand<kSeqQ>(maps, t.item.batch,
+                                      sQ + q_stage * K::kQBytes + c * kBlockM * kSwizzleRowBytes,
+                                      q_full(q_stage), 64 * c, t.row0, t.item.head_q);
           }
           mbar_wait(v_empty(stage), parity);
           mbar_arrive_expect_tx(v_full(stage), K::kKVBytes);
           for (int c = 0; c < K::kChunks; ++c)
-            tma_load_4d(sV + stage * K::kKVBytes + c * kBlockN * kSwizzleRowBytes, maps.v,
-                        v_full(stage), 64 * c, n_block * kBlockN, head_kv, t.item.batch);
+            tma_load_operand<kSeqV>(maps, t.item.batch,
+                                    sV + stage * K::kKVBytes + c * kBlockN * kSwizzleRowBytes,
+                                    v_full(stage), 64 * c, n_block * kBlockN, head_kv);
         }
       }
     }

@@ -8,15 +8,9 @@
 
 #include <cstdint>
 
-namespace fa2::cuda::sm90 {
+#include "sm90/tensor_map.h"
 
-// Tensor maps over [batch, heads, seqlen, head_dim], boxes of 128 bytes of
-// columns (the swizzle span: 64 b16, 32 fp32) by block_m (Q, dO, dQ) or
-// block_n (K, V) rows, passed to the kernels as one __grid_constant__
-// parameter. dout and the fp32 dQ accumulator are the backward's.
-struct TmaMaps {
-  CUtensorMap q, k, v, dout, dq_accum;
-};
+namespace fa2::cuda::sm90 {
 
 // ---- mbarrier: completion of TMA loads (transaction bytes) and release of
 // shared-memory stages (arrivals).
@@ -99,6 +93,50 @@ __device__ inline void tma_load_4d(uint32_t dst, const CUtensorMap &map, uint32_
       "l"(reinterpret_cast<uint64_t>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
       : "memory");
 }
+// The same through maps[index], the address formed inside the asm: a
+// varlen call's per-sequence maps (TmaMaps::sequences) from the producers'
+// loops, which run on 24 registers (with 64-bit map addresses formed
+// outside, ptxas kept several live and spilled).
+__device__ inline void tma_load_4d(uint32_t dst, const CUtensorMap *maps, uint32_t index,
+                                   uint32_t bar, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "{\n .reg .u64 map;\n mad.wide.u32 map, %1, 128, %2;\n"
+      " cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [map, {%3, %4, %5, %6}], [%7];\n}\n" ::"r"(dst),
+      "r"(index), "l"(reinterpret_cast<uint64_t>(maps)), "r"(c0), "r"(c1), "r"(c2), "r"(c3),
+      "r"(bar)
+      : "memory");
+}
+// Box (col, row, head) of operand kOp (SeqOperand) of batch entry `batch`:
+// through the call's map at that batch coordinate or, kPerSequence (the
+// call is varlen: maps.sequences is set), through the entry's own map at
+// batch coordinate 0. Kernels instantiated per kind pass kPerSequence (the
+// backward); the form without it tests maps.sequences per load (the
+// forward). Varlen: the maps were written by an earlier kernel, perhaps
+// where an earlier call's maps lay, so a producer acquires its entry's
+// (acquire_sequence_maps) first.
+template <int kOp, bool kPerSequence>
+__device__ inline void tma_load_operand(const TmaMaps &maps, int batch, uint32_t dst,
+                                        uint32_t bar, int col, int row, int head) {
+  static_assert(sizeof(CUtensorMap) == 128, "tma_load_4d's map stride");
+  if constexpr (kPerSequence) {
+    tma_load_4d(dst, maps.sequences, uint32_t(kSeqOperands * batch + kOp), bar, col, row, head, 0);
+  } else {
+    const CUtensorMap &map = kOp == kSeqQ   ? maps.q
+                             : kOp == kSeqK ? maps.k
+                             : kOp == kSeqV ? maps.v
+                                            : maps.dout;
+    tma_load_4d(dst, map, bar, col, row, head, batch);
+  }
+}
+template <int kOp>
+__device__ inline void tma_load_operand(const TmaMaps &maps, int batch, uint32_t dst,
+                                        uint32_t bar, int col, int row, int head) {
+  if (maps.sequences != nullptr)
+    tma_load_operand<kOp, true>(maps, batch, dst, bar, col, row, head);
+  else
+    tma_load_operand<kOp, false>(maps, batch, dst, bar, col, row, head);
+}
 // `bytes` (a multiple of 16; both addresses 16-byte aligned) from global
 // into shared memory, completing on `bar`.
 __device__ inline void bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
@@ -127,6 +165,38 @@ __device__ inline void bulk_wait_read() {
 __device__ inline void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 __device__ inline void tma_prefetch_map(const CUtensorMap &map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&map)) : "memory");
+}
+
+// ---- Tensor maps written on the device (varlen). A map copied from a
+// host-encoded one gets a new base address and row count; writes through
+// the generic proxy reach the TMA's reads (the tensormap proxy) through a
+// release by the writer and an acquire of the map by the reader.
+__device__ inline void map_replace_address(CUtensorMap *map, const void *base) {
+  asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;\n" ::"l"(
+                   __cvta_generic_to_global(map)),
+               "l"(reinterpret_cast<uint64_t>(base))
+               : "memory");
+}
+// Dimension 1 of the map: its rows (dimension 0 is the head dim).
+__device__ inline void map_replace_rows(CUtensorMap *map, int rows) {
+  asm volatile("tensormap.replace.tile.global_dim.global.b1024.b32 [%0], 1, %1;\n" ::"l"(
+                   __cvta_generic_to_global(map)),
+               "r"(rows)
+               : "memory");
+}
+__device__ inline void proxy_release_maps() {
+  asm volatile("fence.proxy.tensormap::generic.release.gpu;\n" ::: "memory");
+}
+__device__ inline void proxy_acquire_map(const CUtensorMap *map) {
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;\n" ::"l"(
+                   reinterpret_cast<uint64_t>(map))
+               : "memory");
+}
+// The first `operands` of SeqOperand's maps of batch entry `batch`.
+__device__ inline void acquire_sequence_maps(const TmaMaps &maps, int batch, int operands) {
+  if (maps.sequences == nullptr) return;
+  for (int op = 0; op < operands; ++op)
+    proxy_acquire_map(maps.sequences + kSeqOperands * batch + op);
 }
 
 // ---- wgmma bookkeeping. fence before the first MMA that touches registers

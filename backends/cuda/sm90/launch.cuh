@@ -28,14 +28,8 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   FA2_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const unsigned grid = unsigned(tiles < sms ? tiles : sms);
   TmaMaps maps;
-  fa2_status_t status = encode_operand_map(maps.q, p.q, p.dtype, p.seqlen_q, p.heads_q, p.batch,
-                                           p.head_dim, K::kBlockM, why);
-  if (status == FA2_SUCCESS)
-    status = encode_operand_map(maps.k, p.k, p.dtype, p.seqlen_k, p.heads_kv, p.batch,
-                                p.head_dim, plan.block_n, why);
-  if (status == FA2_SUCCESS)
-    status = encode_operand_map(maps.v, p.v, p.dtype, p.seqlen_k, p.heads_kv, p.batch,
-                                p.head_dim, plan.block_n, why);
+  const fa2_status_t status =
+      encode_call_maps(maps, p, K::kBlockM, plan.block_n, false, p.workspace, stream, why);
   if (status != FA2_SUCCESS) return status;
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
@@ -47,16 +41,16 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
 
 // The backward kernel of a head dim's plan: per-warpgroup keys, or the
 // two warpgroups splitting the columns of shared keys.
-template <class T, int kHeadDim>
+template <class T, int kHeadDim, bool kVarlen>
 auto bwd_kernel_of() {
   constexpr core::TilePlan plan = sm90_bwd_plan(kHeadDim);
   if constexpr (sm90_bwd_splits_columns(kHeadDim))
-    return bwd_split_kernel<T, kHeadDim, plan.stages>;
+    return bwd_split_kernel<T, kHeadDim, plan.stages, kVarlen>;
   else
-    return bwd_kernel<T, kHeadDim, plan.block_m, plan.workers, plan.stages>;
+    return bwd_kernel<T, kHeadDim, plan.block_m, plan.workers, plan.stages, kVarlen>;
 }
 
-template <class T, int kHeadDim>
+template <class T, int kHeadDim, bool kVarlen>
 fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
                         std::string &why) {
   constexpr core::TilePlan plan = sm90_bwd_plan(kHeadDim);
@@ -65,7 +59,11 @@ fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cu
   using K = std::conditional_t<kSplit, BwdSplitKernel<T, kHeadDim, plan.stages>,
                                BwdKernel<T, kHeadDim, plan.block_m, plan.workers, plan.stages>>;
   static_assert(K::kBlockN == plan.block_n, "the plan's key block and the kernel's differ");
-  const auto kernel = bwd_kernel_of<T, kHeadDim>();
+  if (p.is_varlen() != kVarlen) {
+    why = "the Hopper backward was given a call of the other kind (varlen or not)";
+    return FA2_ERROR_INTERNAL;
+  }
+  const auto kernel = bwd_kernel_of<T, kHeadDim, kVarlen>();
   unsigned grid = 0;
   // A cluster of kClusterCtas CTAs per work item (core::bwd_item over
   // kClusterCtas key blocks), one key block each.
@@ -73,26 +71,17 @@ fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cu
       grid_size(core::bwd_items(p, K::kBlockN * K::kClusterCtas) * K::kClusterCtas, grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
   TmaMaps maps;
-  // The dQ accumulator: [batch, heads_q, seqlen_q, head_dim] fp32, dense
-  // (core::row_stat_index rows of head_dim floats).
-  const int64_t dq_row = p.head_dim;
-  const core::TensorRef dq_accum{scratch.dq_accum, int64_t(p.heads_q) * p.seqlen_q * dq_row,
-                                 dq_row, int64_t(p.seqlen_q) * dq_row};
-  const struct {
-    CUtensorMap &map;
-    const core::TensorRef &tensor;
-    core::Dtype dtype;
-    int seqlen, heads, box_rows;
-  } operands[] = {{maps.q, p.q, p.dtype, p.seqlen_q, p.heads_q, plan.block_m},
-                  {maps.dout, p.dout, p.dtype, p.seqlen_q, p.heads_q, plan.block_m},
-                  {maps.k, p.k, p.dtype, p.seqlen_k, p.heads_kv, K::kBlockN},
-                  {maps.v, p.v, p.dtype, p.seqlen_k, p.heads_kv, K::kBlockN},
-                  {maps.dq_accum, dq_accum, core::Dtype::f32, p.seqlen_q, p.heads_q,
-                   K::kDqBoxRows}};
-  for (const auto &op : operands) {
-    if (&op.map == &maps.dq_accum && !K::kDqByTma) continue;
-    status = encode_operand_map(op.map, op.tensor, op.dtype, op.seqlen, op.heads, p.batch,
-                                p.head_dim, op.box_rows, why);
+  status = encode_call_maps(maps, p, plan.block_m, K::kBlockN, true, scratch.sequence_maps,
+                            stream, why);
+  if (status != FA2_SUCCESS) return status;
+  if constexpr (K::kDqByTma) {
+    // The dQ accumulator: [batch, heads_q, seqlen_q, head_dim] fp32, dense
+    // (core::row_stat_index rows of head_dim floats), varlen or not.
+    const int64_t dq_row = p.head_dim;
+    const core::TensorRef dq_accum{scratch.dq_accum, int64_t(p.heads_q) * p.seqlen_q * dq_row,
+                                   dq_row, int64_t(p.seqlen_q) * dq_row};
+    status = encode_operand_map(maps.dq_accum, dq_accum, core::Dtype::f32, p.seqlen_q, p.heads_q,
+                                p.batch, p.head_dim, K::kDqBoxRows, why);
     if (status != FA2_SUCCESS) return status;
   }
   FA2_CUDA_CHECK(

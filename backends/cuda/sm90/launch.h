@@ -1,6 +1,7 @@
 // Host-side entry points of the Hopper kernels (built with FA2_CUDA_SM90).
 // launch_fwd / launch_bwd are explicitly instantiated once per (element
-// type, head-dim bucket, forward plan) in their own generated translation units;
+// type, head-dim bucket, forward plan or backward kind) in their own
+// generated translation units;
 // dispatch.cpp picks one.
 #pragma once
 
@@ -24,7 +25,8 @@ template <class T, int kHeadDim, bool kWide>
 fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why);
 
 // The main backward kernel; D and the dQ conversion are the sm80 path's.
-template <class T, int kHeadDim>
+// kVarlen: for varlen calls (and only those), a kernel of its own.
+template <class T, int kHeadDim, bool kVarlen>
 fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
                         std::string &why);
 

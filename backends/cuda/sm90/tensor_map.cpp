@@ -4,7 +4,6 @@
 
 #include <cstdint>
 
-
 namespace fa2::cuda::sm90 {
 namespace {
 
@@ -41,15 +40,27 @@ bool operand_ok(const core::TensorRef &t, int heads, int batch) {
          (batch == 1 || stride_ok(t.stride_batch));
 }
 
+// The batch extent of the call's maps: varlen maps cover one sequence each.
+int map_batch(const core::AttnParams &p) { return p.is_varlen() ? 1 : p.batch; }
+
+// Per-sequence maps start on this boundary of the workspace (the API
+// guarantees 16 bytes, a map needs 64): each map has 128 bytes of its own.
+constexpr uint64_t kMapAlign = 128;
+
 }  // namespace
 
-bool tma_covers_operand(const core::TensorRef &t, int heads, int batch) {
-  return operand_ok(t, heads, batch);
+bool tma_covers_operand(const core::AttnParams &p, const core::TensorRef &t, int heads) {
+  return operand_ok(t, heads, map_batch(p));
 }
 
 bool tma_covers(const core::AttnParams &p) {
-  return !p.is_varlen() && p.seqlen_k > 0 && encode_tiled() != nullptr && operand_ok(p.q, p.heads_q, p.batch) &&
-         operand_ok(p.k, p.heads_kv, p.batch) && operand_ok(p.v, p.heads_kv, p.batch);
+  return p.seqlen_k > 0 && encode_tiled() != nullptr && tma_covers_operand(p, p.q, p.heads_q) &&
+         tma_covers_operand(p, p.k, p.heads_kv) && tma_covers_operand(p, p.v, p.heads_kv);
+}
+
+uint64_t sequence_maps_bytes(const core::AttnParams &p) {
+  if (!p.is_varlen()) return 0;
+  return kMapAlign + uint64_t(p.batch) * kSeqOperands * sizeof(CUtensorMap);
 }
 
 fa2_status_t encode_operand_map(CUtensorMap &map, const core::TensorRef &t, core::Dtype dtype,
@@ -81,6 +92,40 @@ fa2_status_t encode_operand_map(CUtensorMap &map, const core::TensorRef &t, core
     return FA2_ERROR_DEVICE_RUNTIME;
   }
   return FA2_SUCCESS;
+}
+
+fa2_status_t encode_call_maps(TmaMaps &maps, const core::AttnParams &p, int q_box_rows,
+                              int kv_box_rows, bool with_dout, void *workspace,
+                              cudaStream_t stream, std::string &why) {
+  const int batch = map_batch(p);
+  const struct {
+    CUtensorMap &map;
+    const core::TensorRef &tensor;
+    int seqlen, heads, box_rows;
+  } operands[kSeqOperands] = {{maps.q, p.q, p.seqlen_q, p.heads_q, q_box_rows},
+                              {maps.k, p.k, p.seqlen_k, p.heads_kv, kv_box_rows},
+                              {maps.v, p.v, p.seqlen_k, p.heads_kv, kv_box_rows},
+                              {maps.dout, p.dout, p.seqlen_q, p.heads_q, q_box_rows}};
+  const int count = with_dout ? kSeqOperands : kSeqDout;
+  SequenceRows rows{};
+  for (int op = 0; op < count; ++op) {
+    const auto &o = operands[op];
+    const fa2_status_t status = encode_operand_map(o.map, o.tensor, p.dtype, o.seqlen, o.heads,
+                                                   batch, p.head_dim, o.box_rows, why);
+    if (status != FA2_SUCCESS) return status;
+    rows.base[op] = static_cast<const char *>(o.tensor.data);
+    rows.row_bytes[op] = o.tensor.stride_seq * 2;
+  }
+  maps.sequences = nullptr;
+  if (!p.is_varlen()) return FA2_SUCCESS;
+  if (workspace == nullptr || p.workspace_bytes < sequence_maps_bytes(p)) {
+    why = "the varlen Hopper kernels got no room for their tensor maps in the workspace";
+    return FA2_ERROR_INTERNAL;
+  }
+  const uintptr_t at = (reinterpret_cast<uintptr_t>(workspace) + kMapAlign - 1) & ~(kMapAlign - 1);
+  CUtensorMap *const out = reinterpret_cast<CUtensorMap *>(at);
+  maps.sequences = out;
+  return write_sequence_maps(p, maps, rows, count, out, stream, why);
 }
 
 }  // namespace fa2::cuda::sm90

@@ -259,6 +259,9 @@ std::vector<Case> cases(bool small) {
       list.push_back({name("causal127x113-gqa", d), t, 1, 127, 113, 4, 2, d, 1, -1, -1});
       list.push_back({name("window-mqa", d), t, 1, 200, 257, 3, 1, d, 0, 17, 5});
       list.push_back({name("varlen-causal", d), t, 4, 150, 150, 2, 1, d, 1, -1, -1, {1, 0, 150, 77}, {7, 5, 150, 0}});
+      // Several query and key blocks a sequence, GQA, strided rows: the
+      // Hopper kernels' per-sequence tensor maps (sm90/sequence_maps.cu).
+      list.push_back({name("varlen-gqa-strided", d), t, 3, 700, 700, 4, 2, d, 0, -1, -1, {700, 1, 333}, {650, 129, 700}, 8});
       list.push_back({name("strided-window-left0", d), t, 2, 129, 129, 2, 2, d, 0, 0, 3, {}, {}, 8});
       // Over 512 keys: masked d64 backward takes the Hopper kernel only there.
       list.push_back({name("causal-window520-gqa", d), t, 1, 520, 520, 4, 2, d, 1, 200, -1});
@@ -267,6 +270,7 @@ std::vector<Case> cases(bool small) {
       if (d == 64 || d == 128)
         list.push_back({name("q20-k8200-causal-gqa", d), t, 1, 20, 8200, 2, 1, d, 1, -1, -1});
       if (small) continue;
+      list.push_back({name("varlen-window-causal", d), t, 4, 520, 520, 2, 2, d, 1, 64, -1, {300, 520, 0, 129}, {300, 260, 17, 520}});
       list.push_back({name("len1", d), t, 3, 1, 1, 2, 2, d, 0, -1, -1});
       list.push_back({name("q1-k1023-causal", d), t, 1, 1, 1023, 2, 2, d, 1, -1, -1});
       list.push_back({name("causal-sq>sk-masked-rows", d), t, 1, 130, 7, 2, 2, d, 1, -1, -1});
