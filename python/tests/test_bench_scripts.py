@@ -1,5 +1,6 @@
 """The CPU-side logic of bench/sdpa_side_by_side.py, bench/plot_results.py,
-bench/profile_peers.py, bench/power_probe.py and bench/kernel_configs.py
+bench/profile_peers.py, bench/power_probe.py, bench/kernel_configs.py and
+bench/varlen_side_by_side.py
 (argument parsing, grid, rates, tables, JSON, charts) on made-up numbers;
 the GPU measurement itself runs on the GPU machine."""
 import json
@@ -15,6 +16,7 @@ import plot_results  # noqa: E402
 import power_probe  # noqa: E402
 import profile_peers  # noqa: E402
 import sdpa_side_by_side as side  # noqa: E402
+import varlen_side_by_side as varlen  # noqa: E402
 
 
 def test_defaults_are_the_paper_grid():
@@ -210,3 +212,31 @@ def test_kernel_configs_arguments():
     for bad in (["--shapes", "256:500:0"], ["--impls", "triton"]):
         with pytest.raises(SystemExit):
             kernel_configs.parse_args(bad)
+
+
+@pytest.mark.parametrize("mean", [2, 256, 512, 2048, 8192, 16384])
+def test_varlen_lengths_fill_the_tokens(mean):
+    lengths = varlen.sequence_lengths(16384, mean, seed=0)
+    assert sum(lengths) == 16384 and all(n > 0 for n in lengths)
+    assert all(n <= 3 * mean // 2 for n in lengths)
+    assert all(n >= mean // 2 for n in lengths[:-1])  # only the last one is trimmed
+    assert lengths == varlen.sequence_lengths(16384, mean, seed=0)
+    assert mean == 16384 or lengths != varlen.sequence_lengths(16384, mean, seed=1)
+
+
+def test_varlen_flops_and_table():
+    assert varlen.fwd_flops([3, 5], 2, 8, False) == 4.0 * 2 * 8 * (9 + 25)
+    assert varlen.fwd_flops([3, 5], 2, 8, True) == 2.0 * 2 * 8 * (9 + 25)
+    base = {"dtype": "bf16", "d": 64, "causal": True, "mean_len": 512, "sequences": 34, "h": 32}
+    rows = [dict(base, backend="fa2", fwd_tflops=200.0, bwd_tflops=150.0, fwdbwd_tflops=160.0),
+            dict(base, backend="flash", fwd_tflops=100.0, bwd_tflops=100.0, fwdbwd_tflops=100.0),
+            dict(base, backend="cudnn_nested", error="no kernel")]
+    table = varlen.format_rows(rows)
+    assert " 2.00x  1.50x" in table and "cudnn_nested: no kernel" in table
+
+
+@pytest.mark.parametrize("bad", [["--head-dims", "96"], ["--mean-lens", "1"], ["--causal", "2"],
+                                 ["--impls", "cudnn"], ["--mean-lens", "99999"]])
+def test_varlen_bad_arguments_exit(bad):
+    with pytest.raises(SystemExit):
+        varlen.parse_args(bad)
