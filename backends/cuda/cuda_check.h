@@ -12,6 +12,9 @@ namespace fa2::cuda {
 
 inline fa2_status_t status_of(cudaError_t error, const char *what, std::string &why) {
   if (error == cudaSuccess) return FA2_SUCCESS;
+  // Consume the runtime's record of it, so that a later call's
+  // cudaGetLastError() does not report this one again (sticky errors stay).
+  (void)cudaGetLastError();
   why = std::string(what) + " failed: " + cudaGetErrorName(error) + " (" +
         cudaGetErrorString(error) + ")";
   return error == cudaErrorMemoryAllocation ? FA2_ERROR_OUT_OF_MEMORY : FA2_ERROR_DEVICE_RUNTIME;
