@@ -103,10 +103,11 @@ class CudaBackend final : public Backend {
     return FA2_SUCCESS;
   }
 
-  // The forward needs room only for the Hopper kernels' tensor maps of a
-  // varlen call (asked for whether or not FA2_CUDA_PATH sends it elsewhere).
+  // The forward needs room only for a varlen call on the Hopper kernels: its
+  // tile counter and tensor maps (asked for whether or not FA2_CUDA_PATH or
+  // the shape sends the call to the sm80 kernels).
   uint64_t fwd_workspace(const core::AttnParams &p) const override {
-    return hopper_ ? hopper_workspace_bytes(p) : 0;
+    return hopper_ ? hopper_fwd_workspace_bytes(p) : 0;
   }
 
   uint64_t bwd_workspace(const core::AttnParams &p) const override {
@@ -180,7 +181,7 @@ class CudaBackend final : public Backend {
     uint64_t sequence_maps = 0;
     if (__builtin_add_overflow(dq_accum, round_up(dq_accum_bytes), &sequence_maps))
       return {0, 0, 0, UINT64_MAX, 0};
-    return {0, block_stats, dq_accum, sequence_maps, hopper_ ? hopper_workspace_bytes(p) : 0};
+    return {0, block_stats, dq_accum, sequence_maps, hopper_ ? hopper_bwd_workspace_bytes(p) : 0};
   }
 
   int device_;

@@ -49,16 +49,25 @@ bool kernels_of_type(int bucket, KernelSet &out) {
 // FA2_CUDA_SM90_FWD_HD<d> / _BWD_HD<d> are defined for each Hopper kernel
 // this build compiled.
 template <class T>
-FwdLauncher hopper_fwd_of_type(int bucket, bool wide) {
+FwdLauncher hopper_fwd_of_type(int bucket, sm90::FwdPlan plan) {
+  using sm90::FwdPlan;
   switch (bucket) {
 #ifdef FA2_CUDA_SM90_FWD_HD64
-    case 64: return wide ? sm90::launch_fwd<T, 64, true> : sm90::launch_fwd<T, 64, false>;
+    case 64:
+      return plan == FwdPlan::varlen ? sm90::launch_fwd<T, 64, FwdPlan::varlen>
+             : plan == FwdPlan::wide ? sm90::launch_fwd<T, 64, FwdPlan::wide>
+                                     : sm90::launch_fwd<T, 64, FwdPlan::standard>;
 #endif
 #ifdef FA2_CUDA_SM90_FWD_HD128
-    case 128: return wide ? sm90::launch_fwd<T, 128, true> : sm90::launch_fwd<T, 128, false>;
+    case 128:
+      return plan == FwdPlan::varlen ? sm90::launch_fwd<T, 128, FwdPlan::varlen>
+             : plan == FwdPlan::wide ? sm90::launch_fwd<T, 128, FwdPlan::wide>
+                                     : sm90::launch_fwd<T, 128, FwdPlan::standard>;
 #endif
 #ifdef FA2_CUDA_SM90_FWD_HD256
-    case 256: return sm90::launch_fwd<T, 256, false>;
+    case 256:
+      return plan == FwdPlan::varlen ? sm90::launch_fwd<T, 256, FwdPlan::varlen>
+                                     : sm90::launch_fwd<T, 256, FwdPlan::standard>;
 #endif
     default: return nullptr;
   }
@@ -87,10 +96,11 @@ FwdLauncher hopper_fwd_for(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90
   if (p.head_dim < sm90::kMinHeadDim || !sm90::tma_covers(p)) return nullptr;
   const int bucket = core::head_dim_bucket(p.head_dim, sm90::kHeadDimBuckets);
-  if (sm90::sm90_fwd_leaves_to_sm80(p.is_varlen(), p.has_mask, bucket, p.seqlen_q)) return nullptr;
-  const bool wide = sm90::sm90_fwd_wide(bucket, p.seqlen_k);
-  if (p.dtype == core::Dtype::f16) return hopper_fwd_of_type<__half>(bucket, wide);
-  if (p.dtype == core::Dtype::bf16) return hopper_fwd_of_type<__nv_bfloat16>(bucket, wide);
+  const sm90::FwdPlan plan = p.is_varlen()                           ? sm90::FwdPlan::varlen
+                             : sm90::sm90_fwd_wide(bucket, p.seqlen_k) ? sm90::FwdPlan::wide
+                                                                       : sm90::FwdPlan::standard;
+  if (p.dtype == core::Dtype::f16) return hopper_fwd_of_type<__half>(bucket, plan);
+  if (p.dtype == core::Dtype::bf16) return hopper_fwd_of_type<__nv_bfloat16>(bucket, plan);
 #else
   (void)p;
 #endif
@@ -112,7 +122,16 @@ BwdLauncher hopper_bwd_for(const core::AttnParams &p) {
   return nullptr;
 }
 
-uint64_t hopper_workspace_bytes(const core::AttnParams &p) {
+uint64_t hopper_fwd_workspace_bytes(const core::AttnParams &p) {
+#ifdef FA2_CUDA_SM90
+  return p.is_varlen() ? sm90::kFwdTileCounterBytes + sm90::sequence_maps_bytes(p) : 0;
+#else
+  (void)p;
+  return 0;
+#endif
+}
+
+uint64_t hopper_bwd_workspace_bytes(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90
   return sm90::sequence_maps_bytes(p);
 #else

@@ -37,8 +37,10 @@ fa2_status_t kernels_for(core::Dtype dtype, int head_dim, KernelSet &out, std::s
 // backward's D and dQ conversion kernels are the same on both paths.
 FwdLauncher hopper_fwd_for(const core::AttnParams &p);
 BwdLauncher hopper_bwd_for(const core::AttnParams &p);
-// Workspace the Hopper kernels need beyond the sm80 path's for this call
-// (a varlen call's per-sequence tensor maps); 0 in a build without them.
-uint64_t hopper_workspace_bytes(const core::AttnParams &p);
+// Workspace the Hopper kernels need beyond the sm80 path's for this call:
+// for varlen calls, the per-sequence tensor maps (and the forward's tile
+// counter); 0 in a build without them.
+uint64_t hopper_fwd_workspace_bytes(const core::AttnParams &p);
+uint64_t hopper_bwd_workspace_bytes(const core::AttnParams &p);
 
 }  // namespace fa2::cuda

@@ -91,11 +91,14 @@ FA2_INLINE int64_t fwd_items(const AttnParams &p, int block_m) {
 FA2_INLINE FwdOrder default_fwd_order(const AttnParams &p) {
   return p.has_mask ? FwdOrder::longest_rows_first : FwdOrder::head_blocks_together;
 }
-FA2_INLINE FwdItem fwd_item(const AttnParams &p, int block_m, int64_t index, FwdOrder order) {
+// Index: int64_t, or int where a kernel keeps its tile indices in 32 bits
+// (64-bit divisions cost a GPU thread many registers).
+template <class Index>
+FA2_INLINE FwdItem fwd_item(const AttnParams &p, int block_m, Index index, FwdOrder order) {
   const int m_blocks = ceil_div(p.seqlen_q, block_m);
-  const int64_t heads = int64_t(p.batch) * p.heads_q;
+  const Index heads = Index(p.batch) * p.heads_q;
   const bool rows_first = order == FwdOrder::longest_rows_first;
-  const int64_t bh = rows_first ? index % heads : index / m_blocks;
+  const Index bh = rows_first ? index % heads : index / m_blocks;
   const int from_last = int(rows_first ? index / heads : index % m_blocks);
   return {int(bh / p.heads_q), int(bh % p.heads_q), m_blocks - 1 - from_last};
 }

@@ -2,11 +2,21 @@
 //
 // A CTA walks tiles (batch, query head, query block) of core::fwd_item, in
 // the order the launcher picks (sm90_fwd_order). The launcher starts one
-// CTA per SM (persistent; a grid of one CTA per tile would also work):
-// each takes one tile per round of gridDim.x tiles in a snake order (c, then
-// 2 G - 1 - c, ... for CTA c of G) so that no CTA keeps getting the heavier
-// end of a round, and while its consumers finish a tile (last P V,
-// epilogue) its producer already loads the next one's Q, K and V.
+// CTA per SM (persistent; a grid of one CTA per tile would also work), and
+// while its consumers finish a tile (last P V, epilogue) its producer
+// already loads the next one's Q, K and V. Which tiles a CTA takes:
+//   fixed lengths    one per round of gridDim.x tiles in a snake order (c,
+//                    then 2 G - 1 - c, ... for CTA c of G) so that no CTA
+//                    keeps getting the heavier end of a round; producer
+//                    and consumers work each tile out alike.
+//   varlen (kHandedTiles)  CTA c takes tile c, then the next tile in index
+//                    order that no CTA has taken (a ticket from a counter
+//                    in the workspace), so tiles of unequal sequences
+//                    balance as CTAs free up; the producer works each tile
+//                    out once (cu_seqlens, mask, key blocks) and hands it
+//                    to the consumers in a shared-memory slot that travels
+//                    with the tile's Q stage. (On fixed lengths both cost
+//                    2-8%: H200, 2026-12-03, RESULTS.)
 // kConsumers + 1 warpgroups:
 //   warpgroup 0      the producer. It gives most of its registers away
 //                    (setmaxnreg) and one thread issues every load: Q per
@@ -46,7 +56,7 @@
 
 namespace fa2::cuda::sm90 {
 
-template <class T, int kHeadDim, int kBlockN, int kConsumers, int kStages>
+template <class T, int kHeadDim, int kBlockN, int kConsumers, int kStages, bool kHandedTiles>
 struct FwdKernel {
   static constexpr int kBlockM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (kConsumers + 1);
@@ -80,10 +90,14 @@ struct FwdKernel {
   using OutTile = XorTile<16, kHeadDim>;  // one consumer warp's rows
   static constexpr uint32_t kOutTiles =
       kHoldSlots + (kOverlapSoftmax ? 4 * 128 * kConsumers : 0);  // offset
+  // Handed tiles: a ring of kTileSlotCount FwdTiles (fwd_kernel: why four)
+  // ahead of the 1024-byte aligned layout above.
+  static constexpr int kTileSlotCount = 4;
+  static constexpr uint32_t kTileSlotBytes = kHandedTiles ? 64 * kTileSlotCount : 0;
   static constexpr bool kStagedEpilogue =
-      kOutTiles + 4 * kConsumers * OutTile::kBytes + 1024 <= kMaxSmemBytes;
+      kTileSlotBytes + kOutTiles + 4 * kConsumers * OutTile::kBytes + 1024 <= kMaxSmemBytes;
   static constexpr int kSmemBytes =
-      kOutTiles + (kStagedEpilogue ? 4 * kConsumers * OutTile::kBytes : 0) + 1024;
+      kTileSlotBytes + kOutTiles + (kStagedEpilogue ? 4 * kConsumers * OutTile::kBytes : 0) + 1024;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
@@ -93,16 +107,33 @@ struct FwdKernel {
                 "bad Hopper forward tile plan");
 };
 
-template <class T, int kHeadDim, int kBlockN, int kConsumers, int kStages>
+// What the producer hands the consumers per tile (kHandedTiles);
+// item.batch < 0 ends their loop.
+struct FwdTile {
+  core::FwdItem item;
+  core::Mask mask;
+  core::BlockRange blocks;
+  int row0, rows_valid;
+  int64_t q_row0;  // the sequence's first row in the packed rows (varlen)
+};
+static_assert(sizeof(FwdTile) <= 64, "a tile slot is 64 bytes");
+
+// tile_counter: zeroed before the launch (kHandedTiles; unused otherwise).
+template <class T, int kHeadDim, int kBlockN, int kConsumers, int kStages, bool kHandedTiles>
 __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     fwd_kernel(const core::AttnParams p, const __grid_constant__ TmaMaps maps,
-               const core::FwdOrder order) {
+               const core::FwdOrder order, unsigned *const tile_counter) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using K = FwdKernel<T, kHeadDim, kBlockN, kConsumers, kStages>;
+  using K = FwdKernel<T, kHeadDim, kBlockN, kConsumers, kStages, kHandedTiles>;
   constexpr int kBlockM = K::kBlockM;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  // The 128-byte swizzle repeats every 1024 bytes: tiles start on that.
-  const uint32_t sQ = (smem_address(smem_raw) + 1023u) & ~1023u;
+  // The handed tiles' slots first, at the start of the dynamic shared
+  // memory (so that their addresses are 32-bit shared ones with immediate
+  // offsets: a generic pointer held across the loads spilled the
+  // producer's 24 registers); then, since the 128-byte swizzle repeats
+  // every 1024 bytes, the tiles from the next multiple of 1024.
+  FwdTile *const tile_slots = reinterpret_cast<FwdTile *>(smem_raw);
+  const uint32_t sQ = (smem_address(smem_raw) + K::kTileSlotBytes + 1023u) & ~1023u;
   unsigned char *const smem_base = smem_raw + (sQ - smem_address(smem_raw));
   const uint32_t sK = sQ + K::kQStages * K::kQBytes;  // kStages tiles
   const uint32_t sV = sK + kStages * K::kKVBytes;     // kStages tiles
@@ -120,23 +151,24 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     const int64_t base = round * gridDim.x;
     return base + (round % 2 == 0 ? blockIdx.x : gridDim.x - 1 - blockIdx.x);
   };
-  // Everything a tile needs, computed alike by producer and consumers.
-  struct Tile {
-    core::FwdItem item;
-    core::Mask mask;
-    core::BlockRange blocks;
-    int row0, rows_valid;
-  };
-  auto tile_of = [&](int64_t index) {
-    Tile t;
+  // Everything a tile needs.
+  auto tile_of = [&](auto index) {
+    FwdTile t;
     t.item = core::fwd_item(p, kBlockM, index, order);
     const core::SeqInfo seq = core::seq_info(p, t.item.batch);
+    t.q_row0 = seq.q_row0;
     t.row0 = t.item.m_block * kBlockM;
     t.rows_valid = seq.seqlen_q - t.row0;
     t.mask = core::mask_of(p, seq);
     t.blocks = core::key_blocks(t.mask, t.item.m_block, kBlockM, kBlockN);
     return t;
   };
+  // Handed tile n's slot. The producer writes it before it waits for tile
+  // n's Q stage, i.e. once the consumers have released the Q of tile n - 1
+  // - kQStages >= n - 3, so they are done with tile n - 4 (this slot's last
+  // tile) and may read theirs until the end of its epilogue.
+  static_assert(K::kQStages <= K::kTileSlotCount - 2, "tile slots too few for the Q stages");
+  auto tile_slot = [&](int n) { return &tile_slots[n % K::kTileSlotCount]; };
 
   if (tid == 0) {
     for (int s = 0; s < K::kQStages; ++s) {
@@ -160,9 +192,18 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       tma_prefetch_map(maps.k);
       tma_prefetch_map(maps.v);
       int kv_loads = 0, q_loads = 0;  // over all tiles: ring and Q phases
-      for (int64_t round = 0, index; (index = tile_at(round)) < num_tiles; ++round) {
-        const Tile t = tile_of(index);
-        if (t.blocks.empty()) continue;
+      // The next Q stage, for the tile of q_loads (handed: in its slot, or
+      // the end); q_full completes once the consumers may read both.
+      auto hand_over = [&](uint32_t q_bytes) {
+        const int q_stage = q_loads % K::kQStages;
+        mbar_wait(q_empty(q_stage), ((q_loads++ / K::kQStages) & 1) ^ 1);
+        if (q_bytes > 0)
+          mbar_arrive_expect_tx(q_full(q_stage), q_bytes);
+        else
+          mbar_arrive(q_full(q_stage));
+        return q_stage;
+      };
+      auto load_tile = [&](const FwdTile &t) {
         const int head_kv = core::kv_head_of(p, t.item.head_q);
         acquire_sequence_maps(maps, t.item.batch, kSeqV + 1);
         for (int n_block = t.blocks.end - 1; n_block >= t.blocks.begin; --n_block, ++kv_loads) {
@@ -175,9 +216,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
                                     sK + stage * K::kKVBytes + c * kBlockN * kSwizzleRowBytes,
                                     k_full(stage), 64 * c, n_block * kBlockN, head_kv);
           if (n_block == t.blocks.end - 1) {  // Q after the first K: that may come earlier
-            const int q_stage = q_loads % K::kQStages;
-            mbar_wait(q_empty(q_stage), ((q_loads++ / K::kQStages) & 1) ^ 1);
-            mbar_arrive_expect_tx(q_full(q_stage), K::kQBytes);
+            const int q_stage = hand_over(K::kQBytes);
             for (int c = 0; c < K::kChunks; ++c)
               tma_load_operand<kSeqQ>(maps, t.item.batch,
                                       sQ + q_stage * K::kQBytes + c * kBlockM * kSwizzleRowBytes,
@@ -189,6 +228,32 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
             tma_load_operand<kSeqV>(maps, t.item.batch,
                                     sV + stage * K::kKVBytes + c * kBlockN * kSwizzleRowBytes,
                                     v_full(stage), 64 * c, n_block * kBlockN, head_kv);
+        }
+      };
+      if constexpr (kHandedTiles) {
+        // Tickets are taken after a tile's loads, not before: the round trip
+        // to the L2 then overlaps the wait for the ring, and no register
+        // holds the next index across the loads (the producer has few).
+        for (int index = blockIdx.x; index < int(num_tiles);  // < 2^31: the launcher's rule
+             index = int(gridDim.x + atomicAdd(tile_counter, 1u))) {
+          {
+            const FwdTile tile = tile_of(index);
+            if (tile.rows_valid <= 0) continue;  // past a varlen sequence's end: nothing to write
+            *tile_slot(q_loads) = tile;
+          }
+          // Read back from the slot where used: the producer has few registers.
+          const FwdTile &t = *tile_slot(q_loads);
+          if (t.blocks.empty())  // rows that see no key: the consumers write them
+            hand_over(0);
+          else
+            load_tile(t);
+        }
+        tile_slot(q_loads)->item.batch = -1;
+        hand_over(0);
+      } else {
+        for (int64_t round = 0, index; (index = tile_at(round)) < num_tiles; ++round) {
+          const FwdTile t = tile_of(index);
+          if (!t.blocks.empty()) load_tile(t);
         }
       }
     }
@@ -213,18 +278,11 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   float scores[2][kBlockN / 4];  // s, viewed per row: [h][2 j + e] = s[4 j + 2 h + e]
   core::RowState row_state[2];
   int kv_reads = 0, q_reads = 0;  // the producer's kv_loads and q_loads
-  for (int64_t round = 0, index; (index = tile_at(round)) < num_tiles; ++round) {
-    const Tile t = tile_of(index);
-    T *out = static_cast<T *>(p.out.data) +
-             core::row_offset(p.out, t.item.batch, core::seq_info(p, t.item.batch).q_row0,
-                              t.row0, t.item.head_q);
-    if (t.blocks.empty()) {
-      write_empty_rows<T>(p, out, p.out.stride_seq, t.item.batch, t.item.head_q, t.row0,
-                          core::min_i(t.rows_valid, kBlockM), tid - 128, 128 * kConsumers);
-      continue;
-    }
+  // One tile: t has what the main loop needs (item.m_block, mask, blocks,
+  // row0), rows what the epilogue needs (item.batch / head_q, row0,
+  // rows_valid), out_of() the tile's first output row.
+  auto run_tile = [&](const auto &t, const auto &rows, auto &&out_of, const int q_stage) {
     const int num_blocks = t.blocks.end - t.blocks.begin;
-    const int q_stage = q_reads % K::kQStages;
     const uint32_t sQ_wg = sQ + q_stage * K::kQBytes + 64 * wg * kSwizzleRowBytes;
     auto key_block = [&](int i) { return t.blocks.end - 1 - i; };  // i-th visited
     auto stage_of = [&](int i) { return (kv_reads + i) % kStages; };
@@ -288,7 +346,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       }
     };
 
-    mbar_wait(q_full(q_stage), (q_reads++ / K::kQStages) & 1);
+    if constexpr (!kHandedTiles) mbar_wait(q_full(q_stage), (q_reads++ / K::kQStages) & 1);
     float correction[2];
     issue_qk(0);
     wgmma_wait<0>();
@@ -330,8 +388,10 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     kv_reads += num_blocks;
 
     // Epilogue: one rescale per row, then out and lse.
+    T *const out = out_of();
     using OutTile = typename K::OutTile;
-    unsigned char *const out_tile = smem_base + K::kOutTiles + (4 * wg + warp) * OutTile::kBytes;
+    [[maybe_unused]] unsigned char *const out_tile =
+        smem_base + K::kOutTiles + (4 * wg + warp) * OutTile::kBytes;
     if constexpr (K::kStagedEpilogue) __syncwarp();  // the warp is done with the last tile's
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -343,7 +403,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
           tile_put_pair<OutTile>(out_tile, group + 8 * h, 8 * j + 2 * in_quad,
                                  Element<T>::pack(o[4 * j + 2 * h] * result.out_scale,
                                                   o[4 * j + 2 * h + 1] * result.out_scale));
-      } else if (row < t.rows_valid) {
+      } else if (row < rows.rows_valid) {
         T *out_row = out + row * p.out.stride_seq;
 #pragma unroll
         for (int j = 0; j < kHeadDim / 8; ++j) {
@@ -353,14 +413,68 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
                 o[4 * j + 2 * h] * result.out_scale, o[4 * j + 2 * h + 1] * result.out_scale);
         }
       }
-      if (in_quad == 0 && row < t.rows_valid)
-        p.lse[core::row_stat_index(p, t.item.batch, t.item.head_q, t.row0 + row)] = result.lse;
+      if (in_quad == 0 && row < rows.rows_valid)
+        p.lse[core::row_stat_index(p, rows.item.batch, rows.item.head_q, rows.row0 + row)] =
+            result.lse;
     }
     if constexpr (K::kStagedEpilogue) {
       __syncwarp();
       const int warp_row0 = 64 * wg + 16 * warp;
       tile_copy_out<OutTile>(out_tile, out + warp_row0 * p.out.stride_seq, p.out.stride_seq,
-                             t.rows_valid - warp_row0, p.head_dim, lane, 32);
+                             rows.rows_valid - warp_row0, p.head_dim, lane, 32);
+    }
+  };
+  // Rows that see no key (a window, an empty sequence) get 0 and -inf.
+  auto write_empty = [&](const FwdTile &rows, T *out) {
+    write_empty_rows<T>(p, out, p.out.stride_seq, rows.item.batch, rows.item.head_q, rows.row0,
+                        core::min_i(rows.rows_valid, kBlockM), tid - 128, 128 * kConsumers);
+  };
+
+  if constexpr (kHandedTiles) {
+    for (;;) {
+      // The tile's values and the counters are the same across the warp;
+      // the compiler sees that only when told (warp_uniform), here where
+      // they come from shared memory: else the loop's counters, addresses
+      // and wgmma descriptors leave the uniform registers (its main loop
+      // grew by 4% at d128, 2026-12-03).
+      q_reads = warp_uniform(q_reads);
+      const int q_stage = q_reads % K::kQStages;
+      mbar_wait(q_full(q_stage), (q_reads / K::kQStages) & 1);
+      // The main loop's values in registers; the epilogue reads the rest
+      // from the slot, which stays the tile's until then.
+      const FwdTile &slot = *tile_slot(q_reads++);
+      struct {
+        core::FwdItem item;
+        core::Mask mask;
+        core::BlockRange blocks;
+        int row0;
+      } const t = {{0, 0, warp_uniform(slot.item.m_block)},
+                   {warp_uniform(slot.mask.seqlen_q), warp_uniform(slot.mask.seqlen_k),
+                    warp_uniform(slot.mask.left), warp_uniform(slot.mask.right)},
+                   {warp_uniform(slot.blocks.begin), warp_uniform(slot.blocks.end)},
+                   warp_uniform(slot.row0)};
+      if (warp_uniform(slot.item.batch) < 0) break;
+      auto out_of = [&]() {  // called where used: no pointer lives across the loop
+        return static_cast<T *>(p.out.data) +
+               core::row_offset(p.out, slot.item.batch, slot.q_row0, slot.row0, slot.item.head_q);
+      };
+      if (t.blocks.empty()) {
+        release(q_empty(q_stage));
+        write_empty(slot, out_of());
+      } else {
+        run_tile(t, slot, out_of, q_stage);
+      }
+    }
+  } else {
+    for (int64_t round = 0, index; (index = tile_at(round)) < num_tiles; ++round) {
+      const FwdTile t = tile_of(index);
+      T *out = static_cast<T *>(p.out.data) +
+               core::row_offset(p.out, t.item.batch, core::seq_info(p, t.item.batch).q_row0,
+                                t.row0, t.item.head_q);
+      if (t.blocks.empty())
+        write_empty(t, out);
+      else
+        run_tile(t, t, [&]() { return out; }, q_reads % K::kQStages);
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty body, never launched

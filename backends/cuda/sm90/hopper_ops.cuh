@@ -256,14 +256,14 @@ __device__ inline void fence_smem_to_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-// ---- The thread's warpgroup, broadcast from lane 0: the compiler then
+// ---- A value the warp shares, broadcast from lane 0: the compiler then
 // knows it is the same across the warp and keeps what derives from it
-// (shared addresses, wgmma descriptors) in uniform registers. From
-// threadIdx.x / 128 it built every descriptor in ordinary registers and
-// moved it over per wgmma (SASS, 2026-11-30).
-__device__ inline int warpgroup_index() {
-  return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0);
-}
+// (shared addresses, wgmma descriptors, loop bounds) in uniform registers.
+// From threadIdx.x / 128 it built every descriptor in ordinary registers
+// and moved it over per wgmma (SASS, 2026-11-30); from a tile read out of
+// shared memory, the forward's loop grew by 4% (2026-12-03).
+__device__ inline int warp_uniform(int value) { return __shfl_sync(0xffffffffu, value, 0); }
+__device__ inline int warpgroup_index() { return warp_uniform(int(threadIdx.x) / 128); }
 
 // ---- Register reallocation between warpgroups (needs a register cap at
 // entry: __launch_bounds__(threads, 1)). setmaxnreg.inc waits until the

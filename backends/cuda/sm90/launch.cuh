@@ -2,6 +2,7 @@
 // the generated per-instantiation translation units.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "cuda_check.h"
@@ -14,12 +15,13 @@
 
 namespace fa2::cuda::sm90 {
 
-template <class T, int kHeadDim, bool kWide>
+template <class T, int kHeadDim, FwdPlan kPlan>
 fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
-  constexpr core::TilePlan plan = sm90_fwd_plan(kHeadDim, kWide);
+  constexpr bool kHandedTiles = kPlan == FwdPlan::varlen;
+  constexpr core::TilePlan plan = sm90_fwd_plan(kHeadDim, kPlan == FwdPlan::wide);
   static_assert(plan.head_dim == kHeadDim, "no Hopper forward plan for this head dim");
-  using K = FwdKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
-  const auto kernel = fwd_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
+  using K = FwdKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages, kHandedTiles>;
+  const auto kernel = fwd_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages, kHandedTiles>;
   const int64_t tiles = core::fwd_items(p, K::kBlockM);
   if (tiles == 0) return FA2_SUCCESS;
   // One CTA per SM (its shared memory allows no more), each walking tiles.
@@ -27,14 +29,32 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   FA2_CUDA_CHECK(cudaGetDevice(&device));
   FA2_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const unsigned grid = unsigned(tiles < sms ? tiles : sms);
+  // Handed tiles: the tile counter leads the workspace, zeroed for each
+  // launch, and the sequence maps follow it. Tickets count up from 0 past
+  // the tiles: keep them in an int.
+  unsigned *tile_counter = nullptr;
+  void *maps_workspace = p.workspace;
+  if constexpr (kHandedTiles) {
+    if (tiles > INT32_MAX - int64_t(grid)) {
+      why = "batch * heads_q * query blocks does not fit in int32 (the Hopper varlen forward's tiles)";
+      return FA2_ERROR_SIZE_OVERFLOW;
+    }
+    if (p.workspace == nullptr || p.workspace_bytes < kFwdTileCounterBytes) {
+      why = "the Hopper varlen forward got no room for its tile counter in the workspace";
+      return FA2_ERROR_INTERNAL;
+    }
+    tile_counter = static_cast<unsigned *>(p.workspace);
+    maps_workspace = static_cast<char *>(p.workspace) + kFwdTileCounterBytes;
+    FA2_CUDA_CHECK(cudaMemsetAsync(tile_counter, 0, sizeof(*tile_counter), stream));
+  }
   TmaMaps maps;
   const fa2_status_t status =
-      encode_call_maps(maps, p, K::kBlockM, plan.block_n, false, p.workspace, stream, why);
+      encode_call_maps(maps, p, K::kBlockM, plan.block_n, false, maps_workspace, stream, why);
   if (status != FA2_SUCCESS) return status;
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
   kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(
-      p, maps, sm90_fwd_order(p.has_mask, core::ceil_div(p.seqlen_q, K::kBlockM)));
+      p, maps, sm90_fwd_order(p.has_mask, core::ceil_div(p.seqlen_q, K::kBlockM)), tile_counter);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }

@@ -20,8 +20,15 @@ struct BwdScratch;
 
 namespace fa2::cuda::sm90 {
 
-// kWide: the head dim's wide-key-block plan (sm90_fwd_plan).
-template <class T, int kHeadDim, bool kWide>
+// A varlen forward's workspace: its tile counter (zeroed before each
+// launch), then the sequence maps (sequence_maps_bytes).
+inline constexpr uint64_t kFwdTileCounterBytes = 16;
+
+// The forward's kernels: standard and wide key blocks (sm90_fwd_plan), and
+// for varlen calls (and only those) the standard plan with handed tiles
+// (fwd_kernel.cuh).
+enum class FwdPlan { standard, wide, varlen };
+template <class T, int kHeadDim, FwdPlan kPlan>
 fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why);
 
 // The main backward kernel; D and the dQ conversion are the sm80 path's.

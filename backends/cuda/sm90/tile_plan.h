@@ -41,6 +41,7 @@ constexpr core::TilePlan sm90_fwd_plan(int head_dim, bool wide) {
   }
 }
 constexpr bool sm90_fwd_has_wide(int head_dim) { return head_dim == 64 || head_dim == 128; }
+// (Fixed-length calls; varlen calls take the standard plan, FwdPlan::varlen.)
 constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
   return sm90_fwd_has_wide(head_dim) && seqlen_k >= 8192;
 }
@@ -64,19 +65,6 @@ constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
 constexpr core::FwdOrder sm90_fwd_order(bool has_mask, int m_blocks) {
   return has_mask && m_blocks > 32 ? core::FwdOrder::longest_rows_first
                                    : core::FwdOrder::head_blocks_together;
-}
-
-// A varlen forward with a mask at d64 on sequences of at most 1k queries
-// stays on the sm80 kernels, which are faster there: bench/varlen_side_by_side.py,
-// H200 2026-12-02, causal, 16k tokens in random lengths around a mean,
-// Hopper / sm80 path 0.92 at mean 256, 0.90 at 512 (longest 767), 1.04 at
-// 1024 (longest ~1.5k), 1.25 at 1536; without a mask 1.09 at 512; d128
-// causal 0.98-1.04 up to mean 512, 1.19 at 1024. (Short masked tiles leave
-// the Hopper kernel's one producer thread on the critical path: a tile of
-// ~2 key blocks also costs it the cu_seqlens reads and index arithmetic.)
-constexpr bool sm90_fwd_leaves_to_sm80(bool varlen, bool has_mask, int head_dim_bucket,
-                                       int max_seqlen_q) {
-  return varlen && has_mask && head_dim_bucket == 64 && max_seqlen_q <= 1024;
 }
 
 // Backward: block_m queries per step, `stages` deep Q / dO ring. Up to
