@@ -21,7 +21,8 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   constexpr core::TilePlan plan = sm90_fwd_plan(kHeadDim, kPlan == FwdPlan::wide);
   static_assert(plan.head_dim == kHeadDim, "no Hopper forward plan for this head dim");
   using K = FwdKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages, kHandedTiles>;
-  const auto kernel = fwd_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages, kHandedTiles>;
+  const auto kernel =
+      fwd_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages, kHandedTiles>;
   const int64_t tiles = core::fwd_items(p, K::kBlockM);
   if (tiles == 0) return FA2_SUCCESS;
   // One CTA per SM (its shared memory allows no more), each walking tiles.
@@ -36,7 +37,8 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   void *maps_workspace = p.workspace;
   if constexpr (kHandedTiles) {
     if (tiles > INT32_MAX - int64_t(grid)) {
-      why = "batch * heads_q * query blocks does not fit in int32 (the Hopper varlen forward's tiles)";
+      why = "batch * heads_q * query blocks does not fit in int32 (the Hopper varlen "
+            "forward's tiles)";
       return FA2_ERROR_SIZE_OVERFLOW;
     }
     if (p.workspace == nullptr || p.workspace_bytes < kFwdTileCounterBytes) {
