@@ -16,7 +16,7 @@
 //                    out once (cu_seqlens, mask, key blocks) and hands it
 //                    to the consumers in a shared-memory slot that travels
 //                    with the tile's Q stage. (On fixed lengths both cost
-//                    2-8%: H200, 2026-12-03, RESULTS.)
+//                    0-8%: H200, 2026-12-03, RESULTS.)
 // kConsumers + 1 warpgroups:
 //   warpgroup 0      the producer. It gives most of its registers away
 //                    (setmaxnreg) and one thread issues every load: Q per
