@@ -48,26 +48,26 @@ bool kernels_of_type(int bucket, KernelSet &out) {
 #ifdef FA2_CUDA_SM90
 // FA2_CUDA_SM90_FWD_HD<d> / _BWD_HD<d> are defined for each Hopper kernel
 // this build compiled.
+template <class T, int kHeadDim>
+FwdLauncher hopper_fwd_of_plan(sm90::FwdPlan plan) {
+  using sm90::FwdPlan;
+  if (plan == FwdPlan::varlen) return sm90::launch_fwd<T, kHeadDim, FwdPlan::varlen>;
+  if constexpr (sm90::sm90_fwd_has_wide(kHeadDim))
+    if (plan == FwdPlan::wide) return sm90::launch_fwd<T, kHeadDim, FwdPlan::wide>;
+  return sm90::launch_fwd<T, kHeadDim, FwdPlan::standard>;
+}
+
 template <class T>
 FwdLauncher hopper_fwd_of_type(int bucket, sm90::FwdPlan plan) {
-  using sm90::FwdPlan;
   switch (bucket) {
 #ifdef FA2_CUDA_SM90_FWD_HD64
-    case 64:
-      return plan == FwdPlan::varlen ? sm90::launch_fwd<T, 64, FwdPlan::varlen>
-             : plan == FwdPlan::wide ? sm90::launch_fwd<T, 64, FwdPlan::wide>
-                                     : sm90::launch_fwd<T, 64, FwdPlan::standard>;
+    case 64: return hopper_fwd_of_plan<T, 64>(plan);
 #endif
 #ifdef FA2_CUDA_SM90_FWD_HD128
-    case 128:
-      return plan == FwdPlan::varlen ? sm90::launch_fwd<T, 128, FwdPlan::varlen>
-             : plan == FwdPlan::wide ? sm90::launch_fwd<T, 128, FwdPlan::wide>
-                                     : sm90::launch_fwd<T, 128, FwdPlan::standard>;
+    case 128: return hopper_fwd_of_plan<T, 128>(plan);
 #endif
 #ifdef FA2_CUDA_SM90_FWD_HD256
-    case 256:
-      return plan == FwdPlan::varlen ? sm90::launch_fwd<T, 256, FwdPlan::varlen>
-                                     : sm90::launch_fwd<T, 256, FwdPlan::standard>;
+    case 256: return hopper_fwd_of_plan<T, 256>(plan);
 #endif
     default: return nullptr;
   }

@@ -28,6 +28,7 @@
 namespace {
 
 using fa2::cuda::Element;
+using fa2::cuda::FastExp2;
 using fa2::cuda::smem_address;
 namespace sm90 = fa2::cuda::sm90;
 using T = __nv_bfloat16;
@@ -37,11 +38,6 @@ constexpr int kSmemBytes = 5 * 16384;  // Q | K | V tiles, then a P tile a warpg
 enum Role { idle, gemm, ex2, smx };
 enum Schedule { free_start, offset_start, pingpong };
 
-__device__ inline float exp2_approx(float x) {
-  float y;
-  asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
 __device__ inline void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -90,7 +86,7 @@ __global__ void __launch_bounds__(256, 1) pipes_kernel(float *sink, int role0, i
           row_max[j % 4] = fmaxf(row_max[j % 4], x);
           x = fmaf(x, 0.5f, -row_max[j % 4]);
         }
-        v[j] = exp2_approx(-x);
+        v[j] = FastExp2{}(-x);
         if (role == smx) row_sum[j % 4] += v[j];
       }
 #pragma unroll
@@ -144,13 +140,13 @@ __global__ void __launch_bounds__(256, 1) schedule_kernel(float *sink, int sched
       for (int j = 0; j < 16; ++j) m = fmaxf(m, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
       m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
       m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
-      correction[h] = exp2_approx((row_max[h] - m) * scale_log2);
+      correction[h] = FastExp2{}((row_max[h] - m) * scale_log2);
       row_max[h] = m;
       float sum = 0.f;
 #pragma unroll
       for (int j = 0; j < 32; ++j) {
         const int c = 4 * (j / 2) + 2 * h + j % 2;
-        s[c] = exp2_approx(fmaf(s[c], scale_log2, -m * scale_log2));
+        s[c] = FastExp2{}(fmaf(s[c], scale_log2, -m * scale_log2));
         sum += s[c];
       }
       row_sum[h] = row_sum[h] * correction[h] + sum;
