@@ -117,6 +117,22 @@ std::vector<Case> varlen() {
       cases.push_back(
           with_window(make_varlen(FA2_DTYPE_F32, lens_q, lens_k, causal), 9, causal ? -1 : 3));
     }
+  // 144 query tiles of 128 rows, more than an H100 / H200 has SMs, with
+  // empty and one-row sequences between them: persistent GPU forwards
+  // (the Hopper path's) walk several tiles a CTA.
+  std::vector<int> many_q, many_k;
+  for (int cycle = 0; cycle < 6; ++cycle) {
+    many_q.insert(many_q.end(), {129, 0, 1, 130, 7});
+    many_k.insert(many_k.end(), {129, 0, 9, 130, 70});
+  }
+  for (int head_dim : {128, 256})
+    for (bool causal : {false, true}) {
+      Case c = make_varlen(kLowPrecision[n++ % 2], many_q, many_k, causal);
+      c.head_dim = head_dim;
+      c.heads_q = 4;
+      c.heads_kv = 2;
+      cases.push_back(c);
+    }
   return on_every_backend(cases);
 }
 

@@ -269,6 +269,17 @@ std::vector<Case> cases(bool small) {
       // d64 and d128); few queries keep the float64 reference cheap.
       if (d == 64 || d == 128)
         list.push_back({name("q20-k8200-causal-gqa", d), t, 1, 20, 8200, 2, 1, d, 1, -1, -1});
+      // More query tiles than an H200 has SMs (132), with empty and short
+      // sequences between them: the persistent (Hopper) forwards' walk.
+      {
+        std::vector<int> lq, lk;
+        for (int r = 0; r < 4; ++r) {
+          for (int x : {257, 0, 129, 1, 200, 128}) lq.push_back(x);
+          for (int x : {300, 0, 129, 9, 200, 150}) lk.push_back(x);
+        }
+        list.push_back({name("varlen-causal-many-tiles", d), t, 24, 257, 300, 8, 2, d, 1, -1, -1, lq, lk});
+      }
+      list.push_back({name("many-tiles-gqa", d), t, 6, 300, 280, 8, 2, d, 0, -1, -1});
       if (small) continue;
       list.push_back({name("varlen-window-causal", d), t, 4, 520, 520, 2, 2, d, 1, 64, -1, {300, 520, 0, 129}, {300, 260, 17, 520}});
       list.push_back({name("len1", d), t, 3, 1, 1, 2, 2, d, 0, -1, -1});
