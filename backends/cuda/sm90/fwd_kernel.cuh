@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   if (tid == 0) {
     for (int s = 0; s < K::kQStages; ++s) {
       mbar_init(q_full(s), 1);
-      mbar_init(q_empty(s), 4 * kConsumers);  // one arrival per consumer warp
+      mbar_init(q_empty(s), 128 * kConsumers);  // one arrival per consumer thread (release_q)
     }
     for (int s = 0; s < kStages; ++s) {
       mbar_init(k_full(s), 1);
@@ -271,6 +271,14 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     __syncwarp();
     if (lane == 0) mbar_arrive(bar);
   };
+  // A Q stage goes back with one arrival per consumer thread (once a tile),
+  // not per warp: every lane reads its handed tile's slot up to the end of
+  // the epilogue, and the producer rewrites that slot once the Q stage of a
+  // later tile is back, so each thread's own release orders its reads
+  // first. (Through __syncwarp and lane 0 alone, compute-sanitizer's
+  // racecheck reported the rewrite as a hazard when a CTA walked four or
+  // more handed tiles, 2026-12-03.)
+  auto release_q = [&](uint32_t bar) { mbar_arrive(bar); };
 
   float o[kHeadDim / 2];
   float s[kBlockN / 2];
@@ -310,7 +318,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // go back to the producer.
     auto release_k = [&](int i) {
       release(k_empty(stage_of(i)));
-      if (i == num_blocks - 1) release(q_empty(q_stage));
+      if (i == num_blocks - 1) release_q(q_empty(q_stage));
     };
     // Masks S_i and turns it into unnormalised probabilities in place;
     // returns the rescale factor of each of the thread's two rows.
@@ -459,7 +467,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
                core::row_offset(p.out, slot.item.batch, slot.q_row0, slot.row0, slot.item.head_q);
       };
       if (t.blocks.empty()) {
-        release(q_empty(q_stage));
+        release_q(q_empty(q_stage));
         write_empty(slot, out_of());
       } else {
         run_tile(t, slot, out_of, q_stage);

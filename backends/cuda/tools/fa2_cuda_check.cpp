@@ -1,6 +1,7 @@
 // Checks the CUDA backend through the public API against a float64
 // reference, and times it. Usage:
-//   fa2_cuda_check [small|full]   correctness cases (default full)
+//   fa2_cuda_check [small|full [NAME]]  correctness cases (default full;
+//                                 NAME: only those whose name contains it)
 //   fa2_cuda_check bench [SEQLENS [HEAD_DIMS [fwd]]]
 //                                 TFLOP/s on the FlashAttention-2 paper grid
 //                                 (fwd: the forward alone, backward 0)
@@ -400,7 +401,9 @@ int main(int argc, char **argv) {
     bench(handle, seqlens, head_dims, argc > 4 && std::string(argv[4]) == "fwd");
   } else {
     int failed = 0, total = 0;
-    for (const Case &c : cases(mode == "small")) failed += !run_case(c, handle, true), ++total;
+    const std::string only = argc > 2 ? argv[2] : "";
+    for (const Case &c : cases(mode == "small"))
+      if (c.name.find(only) != std::string::npos) failed += !run_case(c, handle, true), ++total;
     std::printf("%d of %d cases failed\n", failed, total);
     fa2_destroy(handle);
     return failed != 0;
