@@ -406,7 +406,7 @@ int main(int argc, char **argv) {
       if (c.name.find(only) != std::string::npos) failed += !run_case(c, handle, true), ++total;
     std::printf("%d of %d cases failed\n", failed, total);
     fa2_destroy(handle);
-    return failed != 0;
+    return failed != 0 || total == 0;  // a NAME that matches nothing is an error too
   }
   fa2_destroy(handle);
   return 0;
