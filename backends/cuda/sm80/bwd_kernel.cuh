@@ -270,20 +270,17 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
       const bool has_next = i + 1 < num_iters;
       const int next_row0 = next.m_block * kBlockM;
       const T *q_next = block_rows(p.q, next), *dout_next = block_rows(p.dout, next);
-      constexpr int kPieces = tile_pieces<QTile, K::kThreads>();
-      constexpr int kPerStep = (kPieces + kBlockN / 16 - 1) / (kBlockN / 16);
+      using Copies = TileCopies<QTile, K::kThreads, K::kWholeTileLoads, T>;
+      Copies q_copies(sQ, q_next, p.q.stride_seq, seq.seqlen_q - next_row0, p.head_dim, tid);
+      Copies do_copies(sdO, dout_next, p.dout.stride_seq, seq.seqlen_q - next_row0, p.head_dim,
+                       tid);
+      constexpr int kPerStep = (Copies::kCount + kBlockN / 16 - 1) / (kBlockN / 16);
       gemm_smem<T, RowsA<PTile>, ColsB<KVTile>, kDqSlabs, K::kDqCols, kBlockN>(
           dq, sdS, dq_rows * K::kDqRows, sK, dq_cols * K::kDqCols, lane, [&](int kk) {
             if (!has_next) return;
 #pragma unroll
             for (int it = kPerStep * kk; it < kPerStep * (kk + 1); ++it)
-              if (it < kPieces) {
-                load_tile_piece_async<QTile, K::kThreads, K::kWholeTileLoads>(
-                    it, sQ, q_next, p.q.stride_seq, seq.seqlen_q - next_row0, p.head_dim, tid);
-                load_tile_piece_async<QTile, K::kThreads, K::kWholeTileLoads>(
-                    it, sdO, dout_next, p.dout.stride_seq, seq.seqlen_q - next_row0, p.head_dim,
-                    tid);
-              }
+              if (it < Copies::kCount) q_copies.issue(it), do_copies.issue(it);
           });
       cp_async_commit();
     } else {

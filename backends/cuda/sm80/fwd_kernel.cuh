@@ -215,12 +215,11 @@ __global__ void __launch_bounds__(kWarps * 32)
     zero<kSlabs, kBlockN>(s);
     if constexpr (K::kSpreadV) {  // V_i's copies among Q K_i^T's k steps
       const int key0 = n_block * kBlockN;
-      const T *v_block = v + key0 * p.v.stride_seq;
+      TileCopies<KVTile, K::kThreads, K::kWholeTileLoads, T> v_copies(
+          sV, v + key0 * p.v.stride_seq, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
       gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
           s, q_walk, k_walk, [&](int kk) {
-            if (kk < K::kVCopies)
-              load_tile_piece_async<KVTile, K::kThreads, K::kWholeTileLoads>(
-                  kk, sV, v_block, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
+            if (kk < K::kVCopies) v_copies.issue(kk);
             // The first block: each further column group of Q and K_0 waited for.
             constexpr int kGroupSteps = K::kGroupCols / 16;
             const int next_group = (kk + 1) / kGroupSteps;

@@ -35,6 +35,8 @@ struct SmemTile {
   static constexpr int kStride = kCols + 8;  // elements
   static constexpr int kElems = kRows * kStride;
   static constexpr int kBytes = 2 * kElems;
+  // 16-column blocks that a Walk reaches without an XOR: all (see XorTile).
+  static constexpr int kFlipBlocks = 1;
   static_assert(kCols % 8 == 0, "rows are copied in 16-byte chunks");
   __device__ static constexpr int offset(int row, int col) { return row * kStride + col; }
   // Byte address of (row, col) in the tile at shared address `base`.
@@ -81,6 +83,9 @@ struct XorTile {
   static constexpr int kRows = kRows_;
   static constexpr int kCols = kCols_;
   static constexpr int kBytes = 2 * kRows * kCols;
+  // 16-column blocks 16 * j and 16 * (j + kFlipBlocks) share a Walk's flip:
+  // a GEMM that visits its blocks in that order XORs once a class.
+  static constexpr int kFlipBlocks = 4;
   static_assert(kCols % 64 == 0, "pieces swizzle by row % 8");
   // Unsigned, so that the compiler sees (row + 8 j) % 8 == row % 8 where a
   // loop walks down the rows (signed, it formed one address per row).
@@ -145,33 +150,49 @@ __device__ inline void tile_copy_out(const unsigned char *tile, T *dst, int64_t 
   }
 }
 
-// How many copies a thread makes of one tile in load_tile_piece_async's form.
+// How many copies a thread makes of one tile in load_tile_async's form.
 template <class Tile, int kThreads>
 constexpr int tile_pieces() {
   constexpr int kRowStep = kThreads / (Tile::kCols / 8);
   return (Tile::kRows + kRowStep - 1) / kRowStep;
 }
 
-// Copy `it` (0 <= it < tile_pieces) of load_tile_async's per-thread copies
-// (its kThreads >= kChunksPerRow form: thread tid's column, row tid /
-// kChunksPerRow + it * kRowStep), for callers that spread a tile's copies
-// over other work. Each copy forms its own address: there is no walk down
-// the rows to share.
-template <class Tile, int kThreads, bool kWholeTiles = false, class T>
-__device__ inline void load_tile_piece_async(int it, uint32_t smem, const T *gmem,
-                                             int64_t row_stride, int rows_valid, int cols_valid,
-                                             int tid) {
-  constexpr int kChunksPerRow = Tile::kCols / 8;
+// A thread's copies of one tile in load_tile_async's form, issued one at a
+// time among other work (issue(0), issue(1), ... in order): one 64-bit
+// pointer walks down the rows. Each copy's address formed afresh took ~12
+// instructions (~100 a key block for the sm80 d256 forward's V, ncu
+// 2026-12-03); the walk takes a 64-bit add. H200 through FA2_CUDA_PATH=sm80,
+// 2026-12-03 ~19:25: the d256 backward's Q / dO copies +1.5..3.2% at
+// 512-8k; d192's forward within +-1%.
+template <class Tile, int kThreads, bool kWholeTiles, class T>
+struct TileCopies {
+  static constexpr int kChunksPerRow = Tile::kCols / 8;
   static_assert(kThreads >= kChunksPerRow, "piecewise copy");
-  constexpr int kRowStep = kThreads / kChunksPerRow;
-  // As in load_tile_async: threads past kRowStep whole rows copy nothing (d192).
-  if (kThreads % kChunksPerRow != 0 && tid >= kRowStep * kChunksPerRow) return;
-  const int row = tid / kChunksPerRow + it * kRowStep, col = (tid % kChunksPerRow) * 8;
-  if (Tile::kRows % kRowStep != 0 && row >= Tile::kRows) return;
-  const bool valid = (kWholeTiles && rows_valid >= Tile::kRows && cols_valid >= Tile::kCols) ||
-                     (row < rows_valid && col < cols_valid);
-  cp_async_16(Tile::addr(smem, row, col), valid ? gmem + row * row_stride + col : gmem, valid);
-}
+  static constexpr int kRowStep = kThreads / kChunksPerRow;
+  static constexpr int kCount = tile_pieces<Tile, kThreads>();
+  uint32_t smem;
+  const T *src, *fallback;
+  int64_t step;
+  int row0, col, rows_valid;
+  bool whole, idle;
+  __device__ TileCopies(uint32_t smem_, const T *gmem, int64_t row_stride, int rows_valid_,
+                        int cols_valid, int tid)
+      : smem(smem_), fallback(gmem), step(kRowStep * row_stride),
+        row0(tid / kChunksPerRow), col((tid % kChunksPerRow) * 8) {
+    src = gmem + row0 * row_stride + col;
+    // As in load_tile_async: threads past kRowStep whole rows copy nothing (d192).
+    idle = kThreads % kChunksPerRow != 0 && tid >= kRowStep * kChunksPerRow;
+    whole = kWholeTiles && rows_valid_ >= Tile::kRows && cols_valid >= Tile::kCols;
+    rows_valid = col < cols_valid ? rows_valid_ : 0;
+  }
+  __device__ void issue(int it) {
+    const int row = row0 + it * kRowStep;
+    if (idle || (Tile::kRows % kRowStep != 0 && row >= Tile::kRows)) return;
+    const bool valid = whole || row < rows_valid;
+    cp_async_16(Tile::addr(smem, row, col), valid ? src : fallback, valid);
+    src += step;
+  }
+};
 
 // Cooperative asynchronous copy of one tile from rows of a strided tensor.
 // Rows >= rows_valid and columns >= cols_valid are zero-filled, so padded

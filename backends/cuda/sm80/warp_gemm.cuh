@@ -142,24 +142,35 @@ __device__ inline void pack_acc(uint32_t (&a)[kSlabs][kK / 16][4],
 }
 
 // acc[s] += A_s (packed registers, kK columns) * B[0..kK, 0..kN), B read
-// through the lanes' walk of ColsB<BTile>.
+// through the lanes' walk of ColsB<BTile>. The column pairs go in classes
+// of one flip (BTile::kFlipBlocks), all k steps of a class before the
+// next: with XorTile that is one XOR a class, not one a column pair (the
+// sm80 d256 forward: 4 against 64 a key block; ncu 2026-12-03 had the
+// walks' XORs at 11% of its stall samples, each waiting for the ldmatrix
+// before it to read the register). Each accumulator still sums its k steps
+// in order. H200 through FA2_CUDA_PATH=sm80, 2026-12-03 ~19:25, with
+// TileCopies for V: d256 +1.6..2.2% at 512-8k; d128 (this alone) +0.8..2.6%
+// from 2k, -1.1% at 512 without a mask. Four registers a flip for Q K^T's
+// walks instead (no XOR at all) cost d256 that gain back.
 template <class T, class BTile, int kSlabs, int kN, int kK>
 __device__ inline void gemm_rn(float (&acc)[kSlabs][2][kN / 4],
                                const uint32_t (&a)[kSlabs][kK / 16][4],
                                typename BTile::Walk &b_walk) {
+  constexpr int kClasses = BTile::kFlipBlocks < kN / 16 ? BTile::kFlipBlocks : kN / 16;
 #pragma unroll
-  for (int kk = 0; kk < kK / 16; ++kk) {
+  for (int cls = 0; cls < kClasses; ++cls)
 #pragma unroll
-    for (int np = 0; np < kN / 16; ++np) {
-      uint32_t b[4];
-      ColsB<BTile>::load(b, b_walk, np, kk);
+    for (int kk = 0; kk < kK / 16; ++kk)
 #pragma unroll
-      for (int s = 0; s < kSlabs; ++s) {
-        mma_into<T, kN>(acc[s], 2 * np, a[s][kk], b[0], b[1]);
-        mma_into<T, kN>(acc[s], 2 * np + 1, a[s][kk], b[2], b[3]);
+      for (int np = cls; np < kN / 16; np += kClasses) {
+        uint32_t b[4];
+        ColsB<BTile>::load(b, b_walk, np, kk);
+#pragma unroll
+        for (int s = 0; s < kSlabs; ++s) {
+          mma_into<T, kN>(acc[s], 2 * np, a[s][kk], b[0], b[1]);
+          mma_into<T, kN>(acc[s], 2 * np + 1, a[s][kk], b[2], b[3]);
+        }
       }
-    }
-  }
   b_walk.reset();
 }
 
