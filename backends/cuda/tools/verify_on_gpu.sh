@@ -6,25 +6,27 @@
 # are checked: the Hopper kernels (default) and the sm80 ones (FA2_CUDA_PATH=sm80).
 # Logs go to $OUT (default ./verify-logs); the summary to stdout. `quick` skips the
 # 222-case float64 run and the side by side with PyTorch's SDPA backends.
-# FA2_VERIFY_PATHS="default" (or "sm80") checks one path: on the H200 racecheck of
-# `small` alone takes minutes a path, so both paths no longer fit one 10-minute call.
+# FA2_VERIFY_PATHS="default" (or "sm80") checks one path. The `small` cases and the
+# sanitizers over them run as one process per head dim, all at once: their time is the
+# CPU's float64 reference, and one process for all of `small` under racecheck took
+# longer than a 10-minute call (on the H200, 2026-12-03: a path's checks in ~3 minutes).
 set -uo pipefail
 build=$(cd "${1:?usage: verify_on_gpu.sh BUILD_DIR [quick]}" && pwd)
 quick=${2:-}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${OUT:-$PWD/verify-logs}
 mkdir -p "$out"
+rm -f "$out"/*.rc  # the failures are counted from these
 check=$build/backends/cuda/tools/fa2_cuda_check
 export LD_LIBRARY_PATH=$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-failed=0
-
-# step NAME COMMAND...: runs it, keeps its log, reports the last line and the status.
+# step NAME COMMAND...: runs it, keeps its log and status, reports the last line.
+# Steps may run in the background: the failures are counted from the status files.
 step() {
   local name=$1
   shift
   "$@" > "$out/$name.log" 2>&1
   local rc=$?
-  ((rc != 0)) && failed=$((failed + 1))
+  echo "$rc" > "$out/$name.rc"
   local summary
   summary=$(grep -E 'PASSED|FAILED|cases failed|SUMMARY|check_sass:' "$out/$name.log" | tail -n 1)
   printf '%-28s rc=%-3d %s\n' "$name" "$rc" "${summary:-$(tail -n 1 "$out/$name.log")}"
@@ -41,10 +43,15 @@ hopper=0
 for path in "${paths[@]}"; do
   env=()
   [[ $path == sm80 ]] && env=(env FA2_CUDA_PATH=sm80)
-  step "small-$path" "${env[@]}" "$check" small
-  step "conformance-$path" "${env[@]}" "$build/tests/fa2_conformance" --gtest_filter='*cuda*'
-  step "memcheck-$path" "${env[@]}" compute-sanitizer --tool memcheck --error-exitcode 9 "$check" small
-  step "racecheck-$path" "${env[@]}" compute-sanitizer --tool racecheck --error-exitcode 9 "$check" small
+  step "conformance-$path" "${env[@]}" "$build/tests/fa2_conformance" --gtest_filter='*cuda*' &
+  for d in 64 128 40 192 256; do  # the head dims of `small` (fa2_cuda_check.cpp)
+    step "small-$path-d$d" "${env[@]}" "$check" small "/d$d" &
+    step "memcheck-$path-d$d" "${env[@]}" compute-sanitizer --tool memcheck --error-exitcode 9 \
+      "$check" small "/d$d" &
+    step "racecheck-$path-d$d" "${env[@]}" compute-sanitizer --tool racecheck --error-exitcode 9 \
+      "$check" small "/d$d" &
+  done
+  wait
   [[ -z $quick ]] && step "full-$path" "${env[@]}" "$check" full
   step "bench-$path" "${env[@]}" "$check" bench 512,2048,16384 64,128,256
 done
@@ -53,5 +60,6 @@ if [[ -z $quick ]]; then
     python3 "$root/bench/sdpa_side_by_side.py" --dtypes bf16 --modes fwd,bwd \
     --impls fa2,fa2_sm80,flash,cudnn --warmup 10 --rep 40 --out "$out"
 fi
+failed=$(cat "$out"/*.rc | grep -cv '^0$')
 echo "$failed step(s) failed; logs in $out"
 exit $((failed != 0))
