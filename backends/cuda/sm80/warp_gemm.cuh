@@ -156,7 +156,7 @@ template <class T, class BTile, int kSlabs, int kN, int kK>
 __device__ inline void gemm_rn(float (&acc)[kSlabs][2][kN / 4],
                                const uint32_t (&a)[kSlabs][kK / 16][4],
                                typename BTile::Walk &b_walk) {
-  constexpr int kClasses = BTile::kFlipBlocks < kN / 16 ? BTile::kFlipBlocks : kN / 16;
+  constexpr int kClasses = BTile::kFlipBlocks;  // XorTile: kN, its columns, is a multiple of 64
 #pragma unroll
   for (int cls = 0; cls < kClasses; ++cls)
 #pragma unroll
