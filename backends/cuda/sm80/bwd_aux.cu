@@ -1,7 +1,21 @@
-// The two small kernels around the backward's main kernel, per element type.
+// The two small kernels around the backward's main kernel, per element
+// type, and the device query that picks the main kernel's plan.
+#include <algorithm>
+#include <cstdlib>
+
 #include "sm80/launch.cuh"
 
 namespace fa2::cuda {
+
+cudaError_t device_smem_per_block(int &bytes) {
+  int device = 0;
+  cudaError_t error = cudaGetDevice(&device);
+  if (error == cudaSuccess)
+    error = cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (const char *limit = std::getenv("FA2_CUDA_SMEM_LIMIT"))
+    bytes = std::min(bytes, int(std::strtol(limit, nullptr, 10)));
+  return error;
+}
 namespace {
 
 // One CTA of kRowKernelThreads per kRowBlock rows of a (batch, head); rows

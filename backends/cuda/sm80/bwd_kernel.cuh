@@ -30,7 +30,8 @@
 
 namespace fa2::cuda {
 
-template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages>
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages,
+          int kDoStages>
 struct BwdKernel {
   static constexpr int kSlabKeys = 32;  // keys per warp, in S / dP and in dK / dV
   static constexpr int kKeyWarps = kBlockN / kSlabKeys;
@@ -46,7 +47,8 @@ struct BwdKernel {
   static constexpr int kDqCols = kHeadDim / (kWarps / kDqRowWarps);
   static_assert(kBlockN % kSlabKeys == 0 && kSRows % 16 == 0 && kDCols % 16 == 0 &&
                     kWarps % kDqRowWarps == 0 && kDqRows % 16 == 0 && kDqCols % 16 == 0 &&
-                    (kStages == 1 || kStages == 2),
+                    (kStages == 1 || kStages == 2) &&
+                    (kDoStages == 1 || (kDoStages == 2 && kStages == 2)),
                 "bad backward tile plan");
   // Padded tiles: XorTiles (smem_tile.cuh) measured nothing here. H200
   // through FA2_CUDA_PATH=sm80, 2026-12-02 ~10:19 / ~10:33, d64 and d256
@@ -55,12 +57,11 @@ struct BwdKernel {
   using KVTile = SmemTile<kBlockN, kHeadDim>;
   using QTile = SmemTile<kBlockM, kHeadDim>;
   using PTile = SmemTile<kBlockM, kBlockN>;  // P and dS: [query][key]
-  // K, V, kStages Q tiles, one dO tile, P, dS, then lse and D for two
-  // query blocks (the next one's are written while the current is read).
+  // K, V, kStages Q tiles, kDoStages dO tiles, P, dS, then lse and D for
+  // two query blocks (the next one's are written while the current is read).
   static constexpr int kStatsOffset =
-      2 * KVTile::kBytes + (kStages + 1) * QTile::kBytes + 2 * PTile::kBytes;
+      2 * KVTile::kBytes + (kStages + kDoStages) * QTile::kBytes + 2 * PTile::kBytes;
   static constexpr int kSmemBytes = kStatsOffset + int(sizeof(float)) * 2 * 2 * kBlockM;
-  static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
   // Q / dO tiles wholly inside the sequence skip load_tile_async's per-row
   // test at d256, as the forward's K / V: H200 through FA2_CUDA_PATH=sm80,
   // 2026-11-30 04:55, +1..2% at 1k-16k; at d192 -1..-2%.
@@ -93,10 +94,11 @@ __device__ inline void store_acc(uint32_t tile, int row0, int col0,
                       Element<T>::pack(acc[s][h][2 * t], acc[s][h][2 * t + 1]));
 }
 
-template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages>
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages,
+          int kDoStages>
 __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     bwd_kernel(const core::AttnParams p, const BwdScratch scratch) {
-  using K = BwdKernel<T, kHeadDim, kBlockM, kBlockN, kDSplit, kStages>;
+  using K = BwdKernel<T, kHeadDim, kBlockM, kBlockN, kDSplit, kStages, kDoStages>;
   using KVTile = typename K::KVTile;
   using QTile = typename K::QTile;
   using PTile = typename K::PTile;
@@ -105,8 +107,8 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
   const uint32_t sK = smem_address(smem_raw);
   const uint32_t sV = sK + KVTile::kBytes;
   const uint32_t sQ = sV + KVTile::kBytes;             // kStages tiles
-  const uint32_t sdO = sQ + kStages * QTile::kBytes;   // one tile
-  const uint32_t sP = sdO + QTile::kBytes;
+  const uint32_t sdO = sQ + kStages * QTile::kBytes;   // kDoStages tiles
+  const uint32_t sP = sdO + kDoStages * QTile::kBytes;
   const uint32_t sdS = sP + PTile::kBytes;
   // lse (as the forward wrote it, natural log) and D of two query blocks,
   // loaded with cp.async alongside Q.
@@ -170,10 +172,9 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
   };
   auto load_do = [&](int i, Step at) {
     if (i >= num_iters) return;
-    load_tile_async<QTile, K::kThreads, K::kWholeTileLoads>(sdO, block_rows(p.dout, at),
-                                                             p.dout.stride_seq,
-                                                             seq.seqlen_q - at.m_block * kBlockM,
-                                                             p.head_dim, tid);
+    load_tile_async<QTile, K::kThreads, K::kWholeTileLoads>(
+        sdO + (i % kDoStages) * QTile::kBytes, block_rows(p.dout, at), p.dout.stride_seq,
+        seq.seqlen_q - at.m_block * kBlockM, p.head_dim, tid);
   };
   Step at{blocks.begin, item.head_kv * p.group_size};
   load_q(0, at);
@@ -191,13 +192,15 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
 
   for (int i = 0; i < num_iters; ++i) {
     // Q_i, dO_i (and at first K, V) have landed, and every warp is done
-    // with the previous iteration's P, dS and Q buffer.
+    // with the previous iteration's P, dS, Q and (two dO stages) dO buffers.
     cp_async_wait<0>();
     __syncthreads();
     const Step next = step_after(at);
     if constexpr (kStages == 2) load_q(i + 1, next);
+    if constexpr (kDoStages == 2) load_do(i + 1, next);
     cp_async_commit();
     const uint32_t sQ_i = sQ + (i % kStages) * QTile::kBytes;
+    const uint32_t sdO_i = sdO + (i % kDoStages) * QTile::kBytes;
     const int head_q = at.head_q, m_block = at.m_block;
 
     {
@@ -210,7 +213,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
       // next to dK / dV (NOTES.md, 17:05 UTC: 2-4% over two loops).
       using SGemm = SmemGemm<RowsA<QTile>, RowsB<KVTile>, kSSlabs, K::kSlabKeys, kHeadDim>;
       gemm_smem_pair<T>(SGemm(s, sQ_i, split * K::kSRows, sK, key_warp * K::kSlabKeys, lane),
-                        SGemm(dp, sdO, split * K::kSRows, sV, key_warp * K::kSlabKeys, lane));
+                        SGemm(dp, sdO_i, split * K::kSRows, sV, key_warp * K::kSlabKeys, lane));
       const bool needs_mask = core::tile_needs_mask(mask, m_block, item.n_block, kBlockM, kBlockN);
       const float *lse_i = sLse + (i % 2) * kBlockM, *delta_i = sDelta + (i % 2) * kBlockM;
 #pragma unroll
@@ -253,7 +256,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     __syncthreads();
 
     gemm_smem<T, ColsA<PTile>, ColsB<QTile>, kKSlabs, K::kDCols, kBlockM>(
-        dv, sP, key_warp * K::kSlabKeys, sdO, split * K::kDCols, lane);
+        dv, sP, key_warp * K::kSlabKeys, sdO_i, split * K::kDCols, lane);
     // dK: with one Q stage before the barrier that frees Q; with two last,
     // dQ's atomics issued among its mma (`between`, below).
     auto update_dk = [&](auto between) {
@@ -261,7 +264,9 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
           dk, sdS, key_warp * K::kSlabKeys, sQ_i, split * K::kDCols, lane, between);
     };
     if constexpr (kStages == 1) update_dk(NoWork{});
-    __syncthreads();  // dO (with one stage also Q) is free: the next one loads during dQ
+    // dO (with one stage also Q) is free: the next one loads during dQ. With
+    // two dO stages it went out at the top, and nothing here needs a barrier.
+    if constexpr (kDoStages == 1) __syncthreads();
     float dq[kDqSlabs][2][K::kDqCols / 4];
     zero<kDqSlabs, K::kDqCols>(dq);
     if constexpr (K::kSpreadLoads) {
@@ -284,7 +289,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
           });
       cp_async_commit();
     } else {
-      load_do(i + 1, next);
+      if constexpr (kDoStages == 1) load_do(i + 1, next);
       if constexpr (kStages == 1) load_q(i + 1, next);
       cp_async_commit();
       gemm_smem<T, RowsA<PTile>, ColsB<KVTile>, kDqSlabs, K::kDqCols, kBlockN>(

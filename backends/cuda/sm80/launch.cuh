@@ -32,11 +32,12 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
       p, stream, why);
 }
 
-template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages>
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages,
+          int kDoStages>
 fa2_status_t launch_bwd_tiles(const core::AttnParams &p, const BwdScratch &scratch,
                               cudaStream_t stream, std::string &why) {
-  using K = BwdKernel<T, kHeadDim, kBlockM, kBlockN, kDSplit, kStages>;
-  const auto kernel = bwd_kernel<T, kHeadDim, kBlockM, kBlockN, kDSplit, kStages>;
+  using K = BwdKernel<T, kHeadDim, kBlockM, kBlockN, kDSplit, kStages, kDoStages>;
+  const auto kernel = bwd_kernel<T, kHeadDim, kBlockM, kBlockN, kDSplit, kStages, kDoStages>;
   unsigned grid = 0;
   const fa2_status_t status = grid_size(core::bwd_items(p, kBlockN), grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
@@ -47,13 +48,32 @@ fa2_status_t launch_bwd_tiles(const core::AttnParams &p, const BwdScratch &scrat
   return FA2_SUCCESS;
 }
 
+template <class T, int kHeadDim, SmemBudget kBudget>
+fa2_status_t launch_bwd_plan(const core::AttnParams &p, const BwdScratch &scratch,
+                             cudaStream_t stream, std::string &why) {
+  constexpr BwdPlan plan = sm80_bwd_plan(kHeadDim, kBudget);
+  static_assert(plan.block_m > 0, "no backward plan for this head dim");
+  static_assert(BwdKernel<T, kHeadDim, plan.block_m, plan.block_n, plan.d_split, plan.stages,
+                          plan.do_stages>::kSmemBytes <= smem_budget_bytes(kBudget),
+                "a backward plan over its shared-memory budget");
+  return launch_bwd_tiles<T, kHeadDim, plan.block_m, plan.block_n, plan.d_split, plan.stages,
+                          plan.do_stages>(p, scratch, stream, why);
+}
+
+// The plan for the current device's shared memory: one kernel where both
+// budgets' plans agree, else the larger one where the device has its room.
 template <class T, int kHeadDim>
 fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
                         std::string &why) {
-  constexpr BwdPlan plan = sm80_bwd_plan(kHeadDim);
-  static_assert(plan.block_m > 0, "no backward plan for this head dim");
-  return launch_bwd_tiles<T, kHeadDim, plan.block_m, plan.block_n, plan.d_split, plan.stages>(
-      p, scratch, stream, why);
+  constexpr BwdPlan a100 = sm80_bwd_plan(kHeadDim, SmemBudget::a100);
+  constexpr BwdPlan hopper = sm80_bwd_plan(kHeadDim, SmemBudget::hopper);
+  if constexpr (a100.do_stages != hopper.do_stages || a100.stages != hopper.stages) {
+    int smem_bytes = 0;
+    FA2_CUDA_CHECK(device_smem_per_block(smem_bytes));
+    if (smem_bytes >= smem_budget_bytes(SmemBudget::hopper))
+      return launch_bwd_plan<T, kHeadDim, SmemBudget::hopper>(p, scratch, stream, why);
+  }
+  return launch_bwd_plan<T, kHeadDim, SmemBudget::a100>(p, scratch, stream, why);
 }
 
 }  // namespace fa2::cuda

@@ -24,6 +24,11 @@ template <class T, int kHeadDim>
 fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
                         std::string &why);
 
+// The current device's opt-in shared memory per block, or less where
+// FA2_CUDA_SMEM_LIMIT (bytes, read per call) says so: a test on a Hopper
+// GPU then runs the plans an A100 would (sm80/tile_plan.h, SmemBudget).
+cudaError_t device_smem_per_block(int &bytes);
+
 // D = rowsum(dO * O) before (where bwd_scratch.h says), dQ = scale *
 // accumulator after the main kernel.
 template <class T>

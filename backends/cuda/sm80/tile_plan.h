@@ -1,6 +1,7 @@
 // Block sizes of the sm80 kernels: one constexpr table per direction,
 // indexed by the kernel's head-dim bucket. Shared memory stays under the
-// A100's 163 KB opt-in limit so the same plans run on sm80 and sm90.
+// A100's 163 KB opt-in limit so the same plans run on sm80 and sm90; the
+// backward has a second budget, Hopper's 227 KB, where a larger plan pays.
 #pragma once
 
 #include <cstdint>
@@ -40,26 +41,44 @@ constexpr core::TilePlan sm80_fwd_plan(int head_dim) {
 // queries x 32 keys); for dK / dV they split the head-dim columns (32 keys
 // x head_dim / d_split). Two-slab tiles on both sides of every GEMM are
 // what reuses each ldmatrix fragment for several mma; P and dS change
-// hands through shared memory. `stages` 2 double-buffers the Q tile (dO
-// always has one buffer, reloaded as soon as dV is done with it); 1 loads
-// both after dK. Shared memory stays under the A100's 163 KB.
+// hands through shared memory. `stages` 2 double-buffers the Q tile, 1
+// loads Q after dK. `do_stages` 2 double-buffers dO too, loaded with the
+// next Q a whole iteration ahead; 1 reloads it as soon as dV is done with
+// it, behind a barrier of its own between dV and dQ.
 struct BwdPlan {
   int block_m;
   int block_n;
   int d_split;
   int stages;
+  int do_stages;
   constexpr int warps() const { return block_n / 32 * d_split; }
 };
 
-constexpr BwdPlan sm80_bwd_plan(int head_dim) {
+// The shared memory per block a backward plan may take: the A100's opt-in
+// limit (163 KB), or the H100 / H200's (227 KB).
+enum class SmemBudget { a100, hopper };
+constexpr int smem_budget_bytes(SmemBudget budget) {
+  return (budget == SmemBudget::a100 ? 163 : 227) * 1024;
+}
+
+// The larger budget buys second buffers: dO's (no barrier between dV and
+// dQ, and dO's copies a whole iteration ahead instead of behind dQ and dK
+// alone) and, at d192, Q's as well. H200 through FA2_CUDA_PATH=sm80, CUDA
+// events, bf16, 16k tokens, both orders, 1k-16k: 2026-12-04 ~14:40, d64
+// +1..4.4% (16k 268 -> 280 TF/s), d128 +4..6% (16k 299 -> 316), d32
+// -1..+0.7% and d96 -0.7..0% (those two keep one); ~14:55, d192 +1..2%
+// (16k 200.5 -> 204). d256 with both spilled 268 bytes. They take 178 /
+// 171 / 169 KB at d64 / d128 / d192: Hopper's budget only.
+constexpr BwdPlan sm80_bwd_plan(int head_dim, SmemBudget budget) {
+  const int roomy = budget == SmemBudget::hopper ? 2 : 1;  // buffers where the room allows
   switch (head_dim) {
-    case 32: return {128, 128, 2, 2};
-    case 64: return {128, 128, 2, 2};
-    case 96: return {64, 128, 2, 2};
-    case 128: return {64, 128, 2, 2};
-    case 192: return {64, 64, 4, 1};
-    case 256: return {64, 64, 4, 1};
-    default: return {0, 0, 0, 0};
+    case 32: return {128, 128, 2, 2, 1};
+    case 64: return {128, 128, 2, 2, roomy};
+    case 96: return {64, 128, 2, 2, 1};
+    case 128: return {64, 128, 2, 2, roomy};
+    case 192: return {64, 64, 4, roomy, roomy};
+    case 256: return {64, 64, 4, 1, 1};
+    default: return {0, 0, 0, 0, 0};
   }
 }
 

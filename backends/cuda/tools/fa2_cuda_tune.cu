@@ -87,7 +87,7 @@ void fwd(const char *name, void *const *buf, float *lse, float *ws) {
     }
 }
 
-template <int D, int BM, int BN, int Split, int S>
+template <int D, int BM, int BN, int Split, int S, int DoS>
 void bwd(const char *name, void *const *buf, float *lse, float *ws) {
   for (int s : {2048, 16384})
     for (bool causal : {false, true}) {
@@ -99,7 +99,7 @@ void bwd(const char *name, void *const *buf, float *lse, float *ws) {
         CHECK(cudaMemsetAsync(pr.scratch.dq_accum, 0, acc));
         fa2_status_t st = cuda::launch_bwd_delta<T>(pr.p, pr.scratch, nullptr, why);
         if (st == FA2_SUCCESS)
-          st = cuda::launch_bwd_tiles<T, D, BM, BN, Split, S>(pr.p, pr.scratch, nullptr, why);
+          st = cuda::launch_bwd_tiles<T, D, BM, BN, Split, S, DoS>(pr.p, pr.scratch, nullptr, why);
         if (st == FA2_SUCCESS) st = cuda::launch_bwd_dq_convert<T>(pr.p, pr.scratch.dq_accum, nullptr, why);
         return st;
       });
@@ -126,7 +126,8 @@ int main() {
   CHECK(cudaMalloc(&lse, size_t(16384) * 64 * 4));
   CHECK(cudaMalloc(&ws, size_t(16384) * 2048 * 4 + size_t(16384) * 64 * 4));
 #define FWD(D, BM, BN, W, S) fwd<D, BM, BN, W, S>(#BM "x" #BN " w" #W " st" #S, buf, lse, ws)
-#define BWD(D, BM, BN, SP, S) bwd<D, BM, BN, SP, S>(#BM "x" #BN " split" #SP " st" #S, buf, lse, ws)
+#define BWD(D, BM, BN, SP, S, DS) \
+  bwd<D, BM, BN, SP, S, DS>(#BM "x" #BN " split" #SP " st" #S " do" #DS, buf, lse, ws)
 #include "tune_variants.h"
   return 0;
 }

@@ -51,6 +51,15 @@ for path in "${paths[@]}"; do
     step "racecheck-$path-d$d" "${env[@]}" compute-sanitizer --tool racecheck --error-exitcode 9 \
       "$check" small "/d$d" &
   done
+  # The sm80 backward's A100 plans (sm80/tile_plan.h, SmemBudget), which a
+  # Hopper GPU would not pick by itself.
+  if [[ $path == sm80 ]] && ((hopper)); then
+    for d in 64 128 192; do
+      step "small-$path-a100-d$d" "${env[@]}" FA2_CUDA_SMEM_LIMIT=166912 "$check" small "/d$d" &
+      step "racecheck-$path-a100-d$d" "${env[@]}" FA2_CUDA_SMEM_LIMIT=166912 \
+        compute-sanitizer --tool racecheck --error-exitcode 9 "$check" small "/d$d" &
+    done
+  fi
   wait
   [[ -z $quick ]] && step "full-$path" "${env[@]}" "$check" full
   step "bench-$path" "${env[@]}" "$check" bench 512,2048,16384 64,128,256
