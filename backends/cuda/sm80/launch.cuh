@@ -65,9 +65,8 @@ fa2_status_t launch_bwd_plan(const core::AttnParams &p, const BwdScratch &scratc
 template <class T, int kHeadDim>
 fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
                         std::string &why) {
-  constexpr BwdPlan a100 = sm80_bwd_plan(kHeadDim, SmemBudget::a100);
-  constexpr BwdPlan hopper = sm80_bwd_plan(kHeadDim, SmemBudget::hopper);
-  if constexpr (a100.do_stages != hopper.do_stages || a100.stages != hopper.stages) {
+  if constexpr (!(sm80_bwd_plan(kHeadDim, SmemBudget::a100) ==
+                  sm80_bwd_plan(kHeadDim, SmemBudget::hopper))) {
     int smem_bytes = 0;
     FA2_CUDA_CHECK(device_smem_per_block(smem_bytes));
     if (smem_bytes >= smem_budget_bytes(SmemBudget::hopper))

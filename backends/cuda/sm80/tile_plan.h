@@ -52,6 +52,10 @@ struct BwdPlan {
   int stages;
   int do_stages;
   constexpr int warps() const { return block_n / 32 * d_split; }
+  constexpr bool operator==(const BwdPlan &o) const {
+    return block_m == o.block_m && block_n == o.block_n && d_split == o.d_split &&
+           stages == o.stages && do_stages == o.do_stages;
+  }
 };
 
 // The shared memory per block a backward plan may take: the A100's opt-in
