@@ -56,7 +56,8 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
   kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(
-      p, maps, sm90_fwd_order(p.has_mask, core::ceil_div(p.seqlen_q, K::kBlockM)), tile_counter);
+      p, maps, sm90_fwd_order(p.has_mask, core::ceil_div(p.seqlen_q, K::kBlockM), kHeadDim),
+      tile_counter);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }

@@ -56,15 +56,25 @@ constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
 //    from 2k to 4k, the wide one from 8k on: +3% at 8k, +1.5% at 16k; at
 //    16:51, with two stages, it had lost 1-9% from 2k).
 //  - order (core::FwdOrder): one head's blocks together (K/V shared in the
-//    L2: +15..23% at 512-2k tokens), except with a mask and more than 32
-//    query blocks a head, where the snake no longer balances rounds that
-//    hold one head's heavy and light blocks (d128 causal s16k: 451 vs 650
-//    TF/s; d256 causal s8k 748 vs 543, 2026-12-02 06:11): there the longest
-//    rows go first. At 32 blocks (4k tokens) the L2 wins (06:01 / 06:11,
-//    causal: d128 +5..9%, d256 +4..4.5%, d64 +0..1%).
-constexpr core::FwdOrder sm90_fwd_order(bool has_mask, int m_blocks) {
-  return has_mask && m_blocks > 32 ? core::FwdOrder::longest_rows_first
-                                   : core::FwdOrder::head_blocks_together;
+//    L2: +15..23% at 512-2k tokens), except with a mask and more query
+//    blocks a head than sm90_fwd_rows_first_above, where the snake no
+//    longer balances rounds that hold one head's heavy and light blocks
+//    (d128 causal s16k: 451 vs 650 TF/s; d256 causal s8k 748 vs 543,
+//    2026-12-02 06:11): there the longest rows go first. Below that the L2
+//    wins twice: fewer bytes, and (2026-12-04) a higher clock under the
+//    board's 700 W cap, since longest rows first streams every running
+//    head's K / V from DRAM. Causal, heads together against longest rows
+//    first, sustained (bench/power_probe.py) / side by side (do_bench):
+//    d64 s8k +9% (1642 -> 1821 MHz) / +8.5%, s16k +3% / +1%, d128 s8k
+//    +5% / +2.6%; but d128 s16k -20% / -22% and d256 s8k -18%: there the
+//    imbalance outweighs it.
+constexpr int sm90_fwd_rows_first_above(int head_dim) {
+  return head_dim <= 64 ? 128 : head_dim <= 128 ? 64 : 32;
+}
+constexpr core::FwdOrder sm90_fwd_order(bool has_mask, int m_blocks, int head_dim) {
+  return has_mask && m_blocks > sm90_fwd_rows_first_above(head_dim)
+             ? core::FwdOrder::longest_rows_first
+             : core::FwdOrder::head_blocks_together;
 }
 
 // Backward: block_m queries per step, `stages` deep Q / dO ring. Up to
