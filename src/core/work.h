@@ -74,8 +74,9 @@ FA2_INLINE int kv_head_of(const AttnParams &p, int head_q) { return head_q / p.g
 //  - longest_rows_first: the block index varies slowest, last block first,
 //    so with a causal mask the heaviest items of every head are scheduled
 //    first (balance matters more than the L2 when items differ a lot).
-// A backend may pick per call; default_fwd_order is the rule for those
-// that launch one CTA (or task) per item.
+// A backend may pick per call (fwd_order); default_fwd_order is the rule
+// for those that launch one CTA (or task) per item and have not measured
+// another.
 enum class FwdOrder { head_blocks_together, longest_rows_first };
 
 struct FwdItem {
@@ -87,6 +88,12 @@ struct BwdItem {
 
 FA2_INLINE int64_t fwd_items(const AttnParams &p, int block_m) {
   return int64_t(p.batch) * p.heads_q * ceil_div(p.seqlen_q, block_m);
+}
+// Under a mask, longest rows first once a head has more than
+// `rows_first_above` query blocks; one head's blocks together otherwise.
+FA2_INLINE FwdOrder fwd_order(bool has_mask, int m_blocks, int rows_first_above) {
+  return has_mask && m_blocks > rows_first_above ? FwdOrder::longest_rows_first
+                                                 : FwdOrder::head_blocks_together;
 }
 FA2_INLINE FwdOrder default_fwd_order(const AttnParams &p) {
   return p.has_mask ? FwdOrder::longest_rows_first : FwdOrder::head_blocks_together;

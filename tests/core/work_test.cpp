@@ -77,6 +77,13 @@ TEST(Work, DefaultFwdOrderSchedulesMaskedRowsLongestFirst) {
   EXPECT_EQ(default_fwd_order(p), FwdOrder::head_blocks_together);
 }
 
+TEST(Work, FwdOrderKeepsHeadsTogetherUpToTheThreshold) {
+  EXPECT_EQ(fwd_order(true, 33, 32), FwdOrder::longest_rows_first);
+  EXPECT_EQ(fwd_order(true, 32, 32), FwdOrder::head_blocks_together);
+  EXPECT_EQ(fwd_order(true, 1, 0), FwdOrder::longest_rows_first);
+  EXPECT_EQ(fwd_order(false, 1000, 0), FwdOrder::head_blocks_together);
+}
+
 TEST(Work, BwdItemIsABijection) {
   for (AttnParams p : shapes())
     for (bool masked : {false, true})

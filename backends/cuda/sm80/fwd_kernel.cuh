@@ -1,6 +1,7 @@
 // FlashAttention-2 forward on sm80 Tensor Cores.
 //
-// One CTA per (batch, query head, query block) (core::fwd_item). Each warp
+// One CTA per (batch, query head, query block) (core::fwd_item, in the
+// order the launcher picks: sm80_fwd_rows_first_above). Each warp
 // owns kSlabs slabs of 16 query rows (split-Q): it computes S = Q K^T for
 // its rows, runs the online softmax on them, keeps P in registers as the A
 // operand of P V and accumulates an unscaled O that is rescaled once at
@@ -93,7 +94,7 @@ struct FwdKernel {
 
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages>
 __global__ void __launch_bounds__(kWarps * 32)
-    fwd_kernel(const core::AttnParams p) {
+    fwd_kernel(const core::AttnParams p, const core::FwdOrder order) {
   using K = FwdKernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;
   using QTile = typename K::QTile;
   using KVTile = typename K::KVTile;
@@ -104,7 +105,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   const uint32_t sV = sK + kStages * KVTile::kBytes;  // kStages tiles
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const core::FwdItem item = core::fwd_item(p, kBlockM, blockIdx.x);
+  const core::FwdItem item = core::fwd_item(p, kBlockM, int64_t(blockIdx.x), order);
   const core::SeqInfo seq = core::seq_info(p, item.batch);
   const int row0 = item.m_block * kBlockM;
   if (row0 >= seq.seqlen_q) return;  // a shorter sequence of a varlen batch

@@ -19,7 +19,9 @@ fa2_status_t launch_fwd_tiles(const core::AttnParams &p, cudaStream_t stream, st
   if (status != FA2_SUCCESS || grid == 0) return status;
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  const core::FwdOrder order = core::fwd_order(p.has_mask, core::ceil_div(p.seqlen_q, kBlockM),
+                                               sm80_fwd_rows_first_above(kHeadDim));
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, order);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }

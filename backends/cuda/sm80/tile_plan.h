@@ -35,6 +35,21 @@ constexpr core::TilePlan sm80_fwd_plan(int head_dim) {
   }
 }
 
+// Forward tile order under a mask (core::fwd_order): one head's query
+// blocks together up to this many blocks a head, longest rows first above.
+// Longest rows first does more a clock (the heaviest tiles start first),
+// but it streams every running head's K / V from DRAM, and under the H200's
+// 700 W cap that costs clock; at the short lengths the clock wins. H200
+// through FA2_CUDA_PATH=sm80, bf16, causal, 2026-12-04 ~18:00-18:19, heads
+// together against rows first, sustained (bench/power_probe.py, clock
+// ~1720 -> ~1890 MHz) / do_bench: d64 s512 +4% / +1%, s1k +4% / -0.5%,
+// s2k +5% / -1%, s4k +3% / -3%, s8k -1% / -5%, s16k -1% / -3%; d128 s512
+// +3% / -1%, s1k +4% / -2%, s2k -2% / -5%, s4k -3% / -7%; d256 s2k -4% /
+// -9%, s8k -6% / -9%. Head dims not measured keep rows first (0).
+constexpr int sm80_fwd_rows_first_above(int head_dim) {
+  return head_dim == 64 ? 32 : head_dim == 128 ? 8 : 0;
+}
+
 // Backward (FlashAttention-2's warp layout): every warp owns 32 of the
 // block_n keys, and d_split warps share each such key slab. For S / dP they
 // split the block_m queries between them (warp tiles of block_m / d_split

@@ -1,8 +1,8 @@
 // FlashAttention-2 forward on Hopper: wgmma, TMA and warp specialisation.
 //
 // A CTA walks tiles (batch, query head, query block) of core::fwd_item, in
-// the order the launcher picks (sm90_fwd_order). The launcher starts one
-// CTA per SM (persistent; a grid of one CTA per tile would also work), and
+// the order the launcher picks (sm90_fwd_rows_first_above). The launcher
+// starts one CTA per SM (persistent; one CTA per tile would also work), and
 // while its consumers finish a tile (last P V, epilogue) its producer
 // already loads the next one's Q, K and V. Which tiles a CTA takes:
 //   fixed lengths    one per round of gridDim.x tiles in a snake order (c,

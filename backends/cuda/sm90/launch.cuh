@@ -55,9 +55,9 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
   if (status != FA2_SUCCESS) return status;
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(
-      p, maps, sm90_fwd_order(p.has_mask, core::ceil_div(p.seqlen_q, K::kBlockM), kHeadDim),
-      tile_counter);
+  const core::FwdOrder order = core::fwd_order(
+      p.has_mask, core::ceil_div(p.seqlen_q, K::kBlockM), sm90_fwd_rows_first_above(kHeadDim));
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, maps, order, tile_counter);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }

@@ -55,7 +55,7 @@ constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
 //    keys and from 2k +1.5..8% since 23:05 (the three-stage plan above
 //    from 2k to 4k, the wide one from 8k on: +3% at 8k, +1.5% at 16k; at
 //    16:51, with two stages, it had lost 1-9% from 2k).
-//  - order (core::FwdOrder): one head's blocks together (K/V shared in the
+//  - order (core::fwd_order): one head's blocks together (K/V shared in the
 //    L2: +15..23% at 512-2k tokens), except with a mask and more query
 //    blocks a head than sm90_fwd_rows_first_above, where the snake no
 //    longer balances rounds that hold one head's heavy and light blocks
@@ -70,11 +70,6 @@ constexpr bool sm90_fwd_wide(int head_dim, int seqlen_k) {
 //    imbalance outweighs it.
 constexpr int sm90_fwd_rows_first_above(int head_dim) {
   return head_dim <= 64 ? 128 : head_dim <= 128 ? 64 : 32;
-}
-constexpr core::FwdOrder sm90_fwd_order(bool has_mask, int m_blocks, int head_dim) {
-  return has_mask && m_blocks > sm90_fwd_rows_first_above(head_dim)
-             ? core::FwdOrder::longest_rows_first
-             : core::FwdOrder::head_blocks_together;
 }
 
 // Backward: block_m queries per step, `stages` deep Q / dO ring. Up to
