@@ -45,9 +45,16 @@ constexpr core::TilePlan sm80_fwd_plan(int head_dim) {
 // ~1720 -> ~1890 MHz) / do_bench: d64 s512 +4% / +1%, s1k +4% / -0.5%,
 // s2k +5% / -1%, s4k +3% / -3%, s8k -1% / -5%, s16k -1% / -3%; d128 s512
 // +3% / -1%, s1k +4% / -2%, s2k -2% / -5%, s4k -3% / -7%; d256 s2k -4% /
-// -9%, s8k -6% / -9%. Head dims not measured keep rows first (0).
+// -9%, s8k -6% / -9%. ~19:12, one run each: d32 s1k-4k +2..4% / -2..-3%;
+// d96 s1k-4k +0.4..4% / -1..+1%; d192 s1k +5% / +1%, s2k +5% / -2%, s4k
+// +0.3% / -4%.
 constexpr int sm80_fwd_rows_first_above(int head_dim) {
-  return head_dim == 64 ? 32 : head_dim == 128 ? 8 : 0;
+  switch (head_dim) {
+    case 128: return 8;
+    case 192: return 16;
+    case 256: return 0;
+    default: return 32;  // 32, 64, 96
+  }
 }
 
 // Backward (FlashAttention-2's warp layout): every warp owns 32 of the
