@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # First GPU run of the Hopper forward in clusters of two CTAs that share each
-# key block's K / V by TMA multicast (sm90-fwd-cluster-multicast.patch, prepared
-# 2026-12-05 without a GPU: compiled for sm_90a, no spill, the pair walk
-# model-checked on the host; never run). The patch selects the clusters per call
+# key block's K / V by TMA multicast (sm90-fwd-cluster-multicast.patch, written
+# 2026-12-05 while no GPU was lent; run the same day on an H100: correct, slower,
+# dropped; bench/RESULTS.md). The patch selects the clusters per call
 # with FA2_SM90_FWD_CLUSTER=2 (an experiment's switch, not for shipping), so one
 # build holds both arms. Here (2 min with a warm ccache, ~10 cold, on 2 cores):
 #   backends/cuda/tools/build_variant.sh \
