@@ -89,6 +89,14 @@ FA2_INLINE BlockRange query_blocks(const Mask &mask, int n_block, int block_n, i
   return {first / block_m, ceil_div(end, block_m)};
 }
 
+// True when rows up to row_last see no key at or past col (key_end grows
+// with the row): a kernel may then leave a block's columns from col on out
+// of its work, e.g. the upper half of the causal diagonal block for the
+// lower rows of a query block.
+FA2_INLINE bool keys_end_by(const Mask &mask, int row_last, int col) {
+  return mask.key_end(row_last) <= col;
+}
+
 // True when some element of tile (m_block, n_block) that lies inside the
 // sequences is invisible, or the tile runs past seqlen_k / seqlen_q: only
 // such tiles pay for per-element masking.

@@ -64,6 +64,27 @@ TEST(Mask, SeenRangesMatchTheRule) {
   }
 }
 
+// keys_end_by(row_last, col) promises that no row up to row_last, padded
+// rows past seqlen_q included (a kernel's last tile), sees a key at or past
+// col; without a left window side (nothing but causal) it is also exact.
+TEST(Mask, KeysEndByIsSafeAndExactWithoutALeftSide) {
+  for (const Mask &m : sample_masks())
+    for (int row_last = 0; row_last < m.seqlen_q + 3; ++row_last)
+      for (int col = 0; col <= m.seqlen_k + 1; ++col) {
+        bool seen_past = false;
+        for (int i = 0; i <= row_last; ++i)
+          for (int j = col; j < m.seqlen_k + 2; ++j) seen_past = seen_past || m.visible(i, j);
+        const bool promised = keys_end_by(m, row_last, col);
+        ASSERT_TRUE(!promised || !seen_past)
+            << "q " << m.seqlen_q << " k " << m.seqlen_k << " left " << m.left << " right "
+            << m.right << " row_last " << row_last << " col " << col;
+        if (m.left == kUnlimited)
+          ASSERT_EQ(promised, !seen_past)
+              << "q " << m.seqlen_q << " k " << m.seqlen_k << " right " << m.right
+              << " row_last " << row_last << " col " << col;
+      }
+}
+
 TEST(Mask, CausalIsBottomRightAligned) {
   const Mask wide{3, 5, kUnlimited, 0};  // seqlen_q < seqlen_k: the last query sees every key
   EXPECT_TRUE(wide.visible(2, 4));

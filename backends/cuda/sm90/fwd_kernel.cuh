@@ -44,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/online_softmax.h"
 #include "core/work.h"
@@ -81,6 +82,17 @@ struct FwdKernel {
   // +0..3% / -1..+4% at 512-16k (causal 4k-16k +2..4%); d128 -1..+1% up to
   // 4k, -1..-4% from 8k (the 192-key plan); d64 -1..-2% (03:42).
   static constexpr int kMaxLag = kHeadDim == 256 ? 8 : 0;
+  // Two ways to spend less on masked blocks, measured together against
+  // neither (2026-12-05, d128's 128-key plan, CUDA events: causal 1k-2k
+  // +1.5..2% on the H200, +3..4% on an H100, sustained +1..3%; without a
+  // mask level): the first block visited may be half a block wide
+  // (run_tile: 64 keys, a wgmma N of its own), and masked elements are
+  // found with one compare against the row's range of keys
+  // (Mask::keys_seen_by) instead of Mask::visible's three. At d64 the pair
+  // cost 1.5-7%, with no mask too (the main loop's schedule moved); P V
+  // over half a block as well lost 1-2.5% at d128.
+  static constexpr bool kHalfFirstBlock = kHeadDim == 128 && kBlockN == 128;
+  static constexpr bool kRangeMask = kHalfFirstBlock;
   // One 4-byte slot per consumer thread for hold_above_wait, where it runs.
   static constexpr uint32_t kHoldSlots = kBarriers + 8 * (2 * kQStages + 4 * kStages);  // offset
   // O leaves through shared memory (tile_put_pair, 16-byte pieces of rows)
@@ -300,13 +312,17 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     for (int c = 0; c < kHeadDim / 2; ++c) o[c] = 0.f;
     row_state[0] = row_state[1] = core::RowState{};
 
-    auto issue_qk = [&](int i) {
+    // S_i's first kCols columns (kBlockN but in the first block, below).
+    auto issue_qk = [&](int i, auto cols) {
+      constexpr int kCols = decltype(cols)::value;
       mbar_wait(k_full(stage_of(i)), parity_of(i));
       const uint32_t sK_i = sK + stage_of(i) * K::kKVBytes;
       wgmma_fence();
-      wgmma_chain_ss<T, kBlockN, kHeadDim / 16>(s, sQ_wg, kBlockM, sK_i, kBlockN);
+      wgmma_chain_ss<T, kCols, kHeadDim / 16>(leading<kCols / 2>(s), sQ_wg, kBlockM, sK_i, kBlockN);
       wgmma_commit();
     };
+    constexpr std::integral_constant<int, kBlockN> all_cols;
+    constexpr std::integral_constant<int, K::kHalfFirstBlock ? kBlockN / 2 : kBlockN> half_cols;
     auto issue_pv = [&](int i) {
       mbar_wait(v_full(stage_of(i)), parity_of(i));
       const uint32_t sV_i = sV + stage_of(i) * K::kKVBytes;
@@ -320,29 +336,38 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       release(k_empty(stage_of(i)));
       if (i == num_blocks - 1) release_q(q_empty(q_stage));
     };
-    // Masks S_i and turns it into unnormalised probabilities in place;
-    // returns the rescale factor of each of the thread's two rows.
-    auto softmax = [&](int i, float (&correction)[2]) {
+    // Masks S_i's first kCols columns and turns them into unnormalised
+    // probabilities in place (the rest, unseen, into zeros); returns the
+    // rescale factor of each of the thread's two rows.
+    auto softmax = [&](int i, float (&correction)[2], auto cols) {
+      constexpr int kCols = decltype(cols)::value;
       const int n_block = key_block(i);
 #pragma unroll
-      for (int j = 0; j < kBlockN / 8; ++j)
+      for (int j = 0; j < kCols / 8; ++j)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
 #pragma unroll
           for (int e = 0; e < 2; ++e) scores[h][2 * j + e] = s[4 * j + 2 * h + e];
       if (core::tile_needs_mask(t.mask, t.item.m_block, n_block, kBlockM, kBlockN)) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
+        for (int h = 0; h < 2; ++h) {
+          const int row = t.row0 + wg_row0 + 8 * h;
+          const core::IndexRange seen = t.mask.keys_seen_by(row);
 #pragma unroll
-          for (int c = 0; c < kBlockN / 4; ++c) {
+          for (int c = 0; c < kCols / 4; ++c) {
             const int col = n_block * kBlockN + 8 * (c / 2) + 2 * in_quad + c % 2;
-            if (!t.mask.visible(t.row0 + wg_row0 + 8 * h, col)) scores[h][c] = -INFINITY;
+            if (K::kRangeMask ? !seen.contains(col) : !t.mask.visible(row, col))
+              scores[h][c] = -INFINITY;
           }
+        }
       }
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-        correction[h] = core::online_softmax_step<kBlockN / 4, K::kSoftmaxChains, K::kMaxLag>(
-            scores[h], row_state[h], p.scale_log2, reduce, exp2);
+      for (int h = 0; h < 2; ++h) {
+        correction[h] = core::online_softmax_step<kCols / 4, K::kSoftmaxChains, K::kMaxLag>(
+            leading<kCols / 4>(scores[h]), row_state[h], p.scale_log2, reduce, exp2);
+#pragma unroll
+        for (int c = kCols / 4; c < kBlockN / 4; ++c) scores[h][c] = 0.f;
+      }
     };
     auto pack_p = [&]() {
 #pragma unroll
@@ -356,19 +381,31 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
     if constexpr (!kHandedTiles) mbar_wait(q_full(q_stage), (q_reads++ / K::kQStages) & 1);
     float correction[2];
-    issue_qk(0);
-    wgmma_wait<0>();
-    pin_registers(s);
-    release_k(0);
-    softmax(0, correction);  // O is still zero: nothing to rescale
+    // The first block visited is the one a mask most often cuts: where this
+    // warpgroup's rows see none of its upper half (the causal diagonal for
+    // warpgroup 0, a short last block), Q K^T and the softmax skip it.
+    const bool first_half =
+        K::kHalfFirstBlock && core::keys_end_by(t.mask, t.row0 + 64 * wg + 63,
+                                                key_block(0) * kBlockN + kBlockN / 2);
+    auto first_block = [&](auto cols) {
+      issue_qk(0, cols);
+      wgmma_wait<0>();
+      pin_registers(leading<decltype(cols)::value / 2>(s));
+      release_k(0);
+      softmax(0, correction, cols);  // O is still zero: nothing to rescale
+    };
+    if (first_half)
+      first_block(half_cols);
+    else
+      first_block(all_cols);
     pack_p();
     for (int i = 1; i < num_blocks; ++i) {
-      issue_qk(i);
+      issue_qk(i, all_cols);
       issue_pv(i - 1);
       wgmma_wait<1>();  // S_i is ready; P_{i-1} V_{i-1} may still run
       pin_registers(s);
       release_k(i);
-      softmax(i, correction);
+      softmax(i, correction, all_cols);
       if constexpr (K::kOverlapSoftmax)
         hold_above_wait(sQ + K::kHoldSlots + 4u * (tid - 128),
                         row_state[0].row_sum + row_state[1].row_sum);

@@ -225,6 +225,13 @@ __device__ inline void pin_registers(uint32_t (&r)[N][M]) {
 #pragma unroll
     for (int j = 0; j < M; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
 }
+// The first N elements of an array, as an array: a GEMM or a softmax over
+// the leading columns of a tile's accumulators.
+template <int N, class E, int M>
+__device__ inline E (&leading(E (&a)[M]))[N] {
+  static_assert(N <= M, "more elements than the array has");
+  return reinterpret_cast<E(&)[N]>(a);
+}
 
 // ---- Ordering between the consumer warpgroups, and between their ordinary
 // shared-memory stores and the tensor cores (the async proxy) that read
