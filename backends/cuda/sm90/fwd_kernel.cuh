@@ -40,7 +40,9 @@
 // own P V as well as the other consumer's GEMMs. At d64 the hoisted order
 // is faster (backends/cuda/NOTES.md).
 // Key blocks are visited from the last visible one down, so the diagonal
-// (masked) blocks of causal attention come first and the rest are unmasked.
+// (masked) blocks of causal attention come first and the rest are unmasked;
+// a warpgroup that sees none of the first block's upper half may compute it
+// at half width (FwdKernel::kHalfFirstBlock).
 #pragma once
 
 #include <cstdint>
