@@ -8,7 +8,7 @@ and power after the first third (the ramp), TF/s per GHz (work per clock:
 what the kernel does with the cycles it gets) and GFLOP/J (what decides
 the clock once the cap is reached), and do_bench's short-run median beside
 them. Same shapes and layouts as bench/sdpa_side_by_side.py (its
-attention_functions), bf16:
+attention_functions), bf16 unless --dtype fp16:
 
     FA2_LIBRARY=build/cuda-sm90/libfa2.so python3 bench/power_probe.py \\
         --shapes 128:4096:0,64:2048:0 --impls fa2,fa2_sm80,flash,cudnn --modes fwd,bwd
@@ -69,6 +69,7 @@ def add_grid_arguments(parser, default_shapes):
                         type=side.name_list(side.IMPLEMENTATIONS + side.OPTIONAL_IMPLEMENTATIONS))
     parser.add_argument("--tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)
+    parser.add_argument("--dtype", choices=side.DTYPES, default="bf16")
 
 
 def parse_shapes(parser, args):
@@ -87,11 +88,12 @@ def parse_shapes(parser, args):
 
 
 def grid_inputs(torch, args):
-    """Per shape: d, seqlen, causal and four bf16 randn tensors (q, k, v,
-    dout) in SDPA's layout [b, h, s, d]."""
+    """Per shape: d, seqlen, causal and four randn tensors of --dtype (q,
+    k, v, dout) in SDPA's layout [b, h, s, d]."""
+    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
     for d, s, causal in args.shapes:
         b, h = args.tokens // s, args.hidden // d
-        yield d, s, causal, [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
+        yield d, s, causal, [torch.randn(b, h, s, d, device="cuda", dtype=torch_dtype)
                              for _ in range(4)]
 
 

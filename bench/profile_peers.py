@@ -64,7 +64,7 @@ def shape(d, s):
     return TOKENS // s, HIDDEN // d
 
 
-def call(impl, d, s, causal, mode):
+def call(impl, d, s, causal, mode, dtype="bf16"):
     import torch
     sys.path.insert(0, HERE)
     import sdpa_side_by_side as side
@@ -74,7 +74,8 @@ def call(impl, d, s, causal, mode):
     b, h = shape(d, s)
     dims = (b, s, h, d) if impl.startswith("fa2") else (b, h, s, d)
     torch.manual_seed(0)
-    q, k, v, dout = (torch.randn(*dims, device="cuda", dtype=torch.bfloat16, requires_grad=i < 3)
+    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
+    q, k, v, dout = (torch.randn(*dims, device="cuda", dtype=torch_dtype, requires_grad=i < 3)
                      for i in range(4))
     for _ in range(WARMUPS):
         attend(q, k, v, causal).backward(dout)
@@ -152,6 +153,7 @@ def read_source(path):
         values = dict(zip(header, row))
         lines.append({"address": values.get("Address", ""), "sass": values["Source"].strip(),
                       "samples": number(values[SAMPLES]) or 0.0,
+                      "executed": number(values.get("Instructions Executed")) or 0.0,
                       "stalls": {r[len("stall_"):]: number(values[r]) or 0.0 for r in reasons}})
     return name, lines
 
@@ -187,6 +189,18 @@ def where_warps_wait(path, top=12):
             out.append("  %5d %5d %5.1f%%  %s" % (st["first"], st["lines"], pct(st["samples"]),
                                                  ", ".join("%s %.1f%%" % (r, pct(n))
                                                            for r, n in main_reasons)))
+    # Lines a warp runs equally often share a count: a loop body's (blocks
+    # x tiles x warps), code run once a tile, the producer's per-block loop.
+    # A kernel's once-a-tile share is what its tile boundaries cost.
+    out.append("by execution count (count, lines, share):")
+    counts = {}
+    for line in lines:
+        entry = counts.setdefault(line["executed"], [0, 0.0])
+        entry[0] += 1
+        entry[1] += line["samples"]
+    for executed, (n, samples) in sorted(counts.items(), key=lambda x: -x[1][1]):
+        if pct(samples) >= 1:
+            out.append("  %12.0f %5d %5.1f%%" % (executed, n, pct(samples)))
     out.append("top lines (index, share, top reason, SASS):")
     ranked = sorted(range(len(lines)), key=lambda i: -lines[i]["samples"])[:top]
     for i in ranked:
@@ -207,6 +221,7 @@ def main(argv=None):
     c.add_argument("seqlen", type=int)
     c.add_argument("causal", type=int, choices=(0, 1))
     c.add_argument("mode", choices=("fwd", "bwd"))
+    c.add_argument("--dtype", choices=("bf16", "fp16"), default="bf16")
     m = sub.add_parser("compare", help="the metric table of ncu raw-page CSVs")
     m.add_argument("csv", nargs="+")
     w = sub.add_parser("lines", help="where one kernel's warps wait (ncu source-page CSV)")
@@ -214,7 +229,7 @@ def main(argv=None):
     w.add_argument("--top", type=int, default=12)
     args = p.parse_args(argv)
     if args.command == "call":
-        call(args.impl, args.d, args.seqlen, bool(args.causal), args.mode)
+        call(args.impl, args.d, args.seqlen, bool(args.causal), args.mode, args.dtype)
     elif args.command == "compare":
         print(compare(args.csv))
     else:

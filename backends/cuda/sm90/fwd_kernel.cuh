@@ -98,9 +98,10 @@ struct FwdKernel {
   // One 4-byte slot per consumer thread for hold_above_wait, where it runs.
   static constexpr uint32_t kHoldSlots = kBarriers + 8 * (2 * kQStages + 4 * kStages);  // offset
   // O leaves through shared memory (tile_put_pair, 16-byte pieces of rows)
-  // where a 16-row tile per consumer warp fits next to the rest (d64);
-  // elsewhere from the accumulators in 4-byte pieces. H200, 2026-11-30
-  // 06:17, against 4-byte stores at d64: +2..4% at 512 and 1k, even from 2k.
+  // where a 16-row tile per consumer warp fits next to the rest (d64) or
+  // into one V stage (kOutInVStage); elsewhere (d256) from the accumulators
+  // in 4-byte pieces. H200, 2026-11-30 06:17, against 4-byte stores at d64:
+  // +2..4% at 512 and 1k, even from 2k.
   using OutTile = XorTile<16, kHeadDim>;  // one consumer warp's rows
   static constexpr uint32_t kOutTiles =
       kHoldSlots + (kOverlapSoftmax ? 4 * 128 * kConsumers : 0);  // offset
@@ -112,6 +113,15 @@ struct FwdKernel {
       kTileSlotBytes + kOutTiles + 4 * kConsumers * OutTile::kBytes + 1024 <= kMaxSmemBytes;
   static constexpr int kSmemBytes =
       kTileSlotBytes + kOutTiles + (kStagedEpilogue ? 4 * kConsumers * OutTile::kBytes : 0) + 1024;
+  // Where they do not fit, the out tiles may borrow the last key block's V
+  // stage (d128: 32 KB, the eight warps' 4 KB tiles), which then goes back
+  // to the producer after the epilogue instead of before it: with three
+  // stages the producer is two ahead with the next tile's first blocks by
+  // then. H100, 2026-12-05, against 4-byte stores at d128: 1k-4k +0..3%
+  // without a mask, +3..6.5% causal; sustained 2k +2.1%, causal +3.4%. With
+  // two stages (the 192-key plan, 8k) -1..-2%.
+  static constexpr bool kOutInVStage =
+      !kStagedEpilogue && kStages >= 3 && 4 * kConsumers * OutTile::kBytes <= kKVBytes;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
@@ -431,20 +441,26 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     wgmma_wait<0>();
     pin_registers(o);
     pin_registers(p_frag);
-    release(v_empty(stage_of(num_blocks - 1)));
+    const int last_stage = stage_of(num_blocks - 1);
+    if constexpr (!K::kOutInVStage) release(v_empty(last_stage));
     kv_reads += num_blocks;
 
     // Epilogue: one rescale per row, then out and lse.
     T *const out = out_of();
     using OutTile = typename K::OutTile;
+    constexpr bool kStaged = K::kStagedEpilogue || K::kOutInVStage;
     [[maybe_unused]] unsigned char *const out_tile =
-        smem_base + K::kOutTiles + (4 * wg + warp) * OutTile::kBytes;
-    if constexpr (K::kStagedEpilogue) __syncwarp();  // the warp is done with the last tile's
+        smem_base + (K::kOutInVStage ? sV - sQ + last_stage * K::kKVBytes : K::kOutTiles) +
+        (4 * wg + warp) * OutTile::kBytes;
+    if constexpr (K::kOutInVStage)
+      named_barrier_sync(1, 128 * kConsumers);  // both warpgroups' last P V are done with V
+    else if constexpr (K::kStagedEpilogue)
+      __syncwarp();  // the warp is done with the last tile's
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const core::RowResult result = core::online_softmax_finish(row_state[h], p.scale, reduce);
       const int row = wg_row0 + 8 * h;
-      if constexpr (K::kStagedEpilogue) {
+      if constexpr (kStaged) {
 #pragma unroll
         for (int j = 0; j < kHeadDim / 8; ++j)
           tile_put_pair<OutTile>(out_tile, group + 8 * h, 8 * j + 2 * in_quad,
@@ -464,11 +480,15 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         p.lse[core::row_stat_index(p, rows.item.batch, rows.item.head_q, rows.row0 + row)] =
             result.lse;
     }
-    if constexpr (K::kStagedEpilogue) {
+    if constexpr (kStaged) {
       __syncwarp();
       const int warp_row0 = 64 * wg + 16 * warp;
       tile_copy_out<OutTile>(out_tile, out + warp_row0 * p.out.stride_seq, p.out.stride_seq,
                              rows.rows_valid - warp_row0, p.head_dim, lane, 32);
+    }
+    if constexpr (K::kOutInVStage) {
+      fence_smem_to_async();  // the TMA writes the stage next
+      release(v_empty(last_stage));
     }
   };
   // Rows that see no key (a window, an empty sequence) get 0 and -inf.
