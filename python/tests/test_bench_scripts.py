@@ -158,21 +158,22 @@ def test_profile_call_arguments():
 
 
 def test_profile_lines_of_a_source_page(tmp_path):
-    # A made-up `--page source --csv --print-source sass` export: a loop whose
-    # atomics wait in lg_throttle, then its next barrier.
+    # A made-up `--page source --csv --print-source sass` export: a loop (run
+    # 4096 times) whose atomics wait in lg_throttle, then its next barrier.
     header = ["Address", "Source", "Warp Stall Sampling (All Samples)",
               "Warp Stall Sampling (Not-issued Samples)", "Instructions Executed",
               "stall_barrier", "stall_lg", "stall_wait", "stall_barrier (Not Issued)"]
-    sass = [("BAR.SYNC.DEFER_BLOCKING 0x0", 1, 0, 1), ("@!P0  BRA 0x7f00", 30, 0, 0),
-            ("HMMA.16816.F32.BF16 R4, R8, R12, R4", 0, 0, 10),
-            ("REDG.E.ADD.F32x2.FTZ.RN.STRONG.GPU desc[UR4][R2.64], R6", 0, 40, 4),
-            ("BAR.SYNC.DEFER_BLOCKING 0x0", 0, 0, 10), ("EXIT", 0, 0, 4)]
+    sass = [("BAR.SYNC.DEFER_BLOCKING 0x0", 1, 0, 1, "1,024"),
+            ("@!P0  BRA 0x7f00", 30, 0, 0, "4,096"),
+            ("HMMA.16816.F32.BF16 R4, R8, R12, R4", 0, 0, 10, "4,096"),
+            ("REDG.E.ADD.F32x2.FTZ.RN.STRONG.GPU desc[UR4][R2.64], R6", 0, 40, 4, "4,096"),
+            ("BAR.SYNC.DEFER_BLOCKING 0x0", 0, 0, 10, "1,024"), ("EXIT", 0, 0, 4, "1,024")]
     rows = ['"Kernel Name","void bwd_kernel<bf16, 128>(AttnParams)"',
             ",".join('"%s"' % h for h in header)]
-    for i, (text, barrier, lg, wait) in enumerate(sass):
+    for i, (text, barrier, lg, wait, executed) in enumerate(sass):
         total = barrier + lg + wait
         rows.append(",".join('"%s"' % v for v in (
-            "0x%x" % (16 * i), text, total, total, "1,024", barrier, lg, wait, barrier)))
+            "0x%x" % (16 * i), text, total, total, executed, barrier, lg, wait, barrier)))
     path = tmp_path / "ours_src.csv"
     path.write_text("\n".join(rows) + "\n")
     out = profile_peers.where_warps_wait(str(path), top=2).splitlines()
@@ -181,9 +182,12 @@ def test_profile_lines_of_a_source_page(tmp_path):
     assert out[3].split() == ["0", "4", "86.0%", "lg", "40.0%,", "barrier", "31.0%,", "wait",
                               "15.0%"]
     assert out[4].split()[:3] == ["4", "2", "14.0%"]  # the second barrier opens a stretch
-    assert out[6].split()[:4] == ["3", "44.00%", "lg", "40.00%"]
-    assert out[7].split()[:4] == ["1", "30.00%", "barrier", "30.00%"]
-    assert len(out) == 8
+    assert out[5] == "by execution count (count, lines, share):"
+    assert out[6].split() == ["4096", "3", "84.0%"]  # the loop body
+    assert out[7].split() == ["1024", "3", "16.0%"]
+    assert out[9].split()[:4] == ["3", "44.00%", "lg", "40.00%"]
+    assert out[10].split()[:4] == ["1", "30.00%", "barrier", "30.00%"]
+    assert len(out) == 11
     empty = tmp_path / "empty_src.csv"
     empty.write_text('"Kernel Name","k"\n')
     assert "no stall samples" in profile_peers.where_warps_wait(str(empty))
@@ -193,6 +197,10 @@ def test_power_probe_shapes():
     args = power_probe.parse_args(["--shapes", "128:4096:0,64:2048:1", "--impls", "fa2,cudnn"])
     assert args.shapes == [(128, 4096, 0), (64, 2048, 1)] and args.impls == ["fa2", "cudnn"]
     assert power_probe.parse_args([]).seconds == 4.0
+    assert power_probe.parse_args([]).dtype == "bf16"
+    assert power_probe.parse_args(["--dtype", "fp16"]).dtype == "fp16"
+    with pytest.raises(SystemExit):
+        power_probe.parse_args(["--dtype", "f32"])
     assert power_probe.parse_args([]).modes == ["fwd"]
     assert power_probe.parse_args(["--modes", "fwd,bwd"]).modes == ["fwd", "bwd"]
 
