@@ -90,10 +90,10 @@ def parse_shapes(parser, args):
 def grid_inputs(torch, args):
     """Per shape: d, seqlen, causal and four randn tensors of --dtype (q,
     k, v, dout) in SDPA's layout [b, h, s, d]."""
-    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
+    dtype = side.torch_dtype(torch, args.dtype)
     for d, s, causal in args.shapes:
         b, h = args.tokens // s, args.hidden // d
-        yield d, s, causal, [torch.randn(b, h, s, d, device="cuda", dtype=torch_dtype)
+        yield d, s, causal, [torch.randn(b, h, s, d, device="cuda", dtype=dtype)
                              for _ in range(4)]
 
 

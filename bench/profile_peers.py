@@ -74,8 +74,8 @@ def call(impl, d, s, causal, mode, dtype="bf16"):
     b, h = shape(d, s)
     dims = (b, s, h, d) if impl.startswith("fa2") else (b, h, s, d)
     torch.manual_seed(0)
-    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
-    q, k, v, dout = (torch.randn(*dims, device="cuda", dtype=torch_dtype, requires_grad=i < 3)
+    q, k, v, dout = (torch.randn(*dims, device="cuda", dtype=side.torch_dtype(torch, dtype),
+                                 requires_grad=i < 3)
                      for i in range(4))
     for _ in range(WARMUPS):
         attend(q, k, v, causal).backward(dout)

@@ -32,6 +32,12 @@ IMPLEMENTATIONS = ("fa2", "flash", "cudnn", "efficient")
 # fa2 with FA2_CUDA_PATH=sm80: our sm80 kernels on a Hopper GPU (opt-in).
 OPTIONAL_IMPLEMENTATIONS = ("fa2_sm80",)
 DTYPES = ("bf16", "fp16")
+
+
+def torch_dtype(torch, name):
+    """The torch dtype of a DTYPES name."""
+    return {"bf16": torch.bfloat16, "fp16": torch.float16}[name]
+
 MODES = ("fwd", "bwd")
 
 
@@ -207,9 +213,9 @@ def measurement_order(impls, index):
 
 
 def measure_shape(torch, timer, args, index, dtype, d, causal, s, b, h):
-    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
     # SDPA's layout [b, h, s, d]; fa2 gets the same values as [b, s, h, d].
-    base = [torch.randn(b, h, s, d, device="cuda", dtype=torch_dtype) for _ in range(4)]
+    base = [torch.randn(b, h, s, d, device="cuda", dtype=torch_dtype(torch, dtype))
+            for _ in range(4)]
     layouts = {"sdpa": [x.clone().requires_grad_(True) for x in base[:3]] + [base[3]],
                "fa2": [x.transpose(1, 2).contiguous().requires_grad_(True) for x in base[:3]]
                + [base[3].transpose(1, 2).contiguous()]}

@@ -23,7 +23,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from sdpa_side_by_side import RATES, Timer, int_list, measurement_order, name_list, write_json  # noqa: E402
+from sdpa_side_by_side import (RATES, Timer, int_list, measurement_order, name_list,  # noqa: E402
+                               torch_dtype, write_json)
 
 IMPLEMENTATIONS = ("fa2", "fa2_sm80", "flash", "cudnn_nested")
 
@@ -97,14 +98,14 @@ def attention_function(torch, impl, offsets, max_len):
 
 
 def measure_shape(torch, timer, args, index, d, causal, mean, lengths):
-    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
+    dtype = torch_dtype(torch, args.dtype)
     h, tokens = args.hidden // d, sum(lengths)
     offsets = torch.tensor([0] + list(itertools.accumulate(lengths)),
                            dtype=torch.int32, device="cuda")
     max_len = max(lengths)
-    q, k, v = [torch.randn(tokens, h, d, device="cuda", dtype=torch_dtype).requires_grad_(True)
+    q, k, v = [torch.randn(tokens, h, d, device="cuda", dtype=dtype).requires_grad_(True)
                for _ in range(3)]
-    dout = torch.randn(tokens, h, d, device="cuda", dtype=torch_dtype)
+    dout = torch.randn(tokens, h, d, device="cuda", dtype=dtype)
     times, outputs, errors = {impl: ([], []) for impl in args.impls}, {}, {}
     for r in range(args.rounds):
         for impl in measurement_order(args.impls, index * args.rounds + r):
