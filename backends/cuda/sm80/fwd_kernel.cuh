@@ -8,10 +8,11 @@
 // the end. K/V blocks stream through a kStages-deep cp.async pipeline,
 // walked from the last visible block to the first so that the diagonal
 // (masked) blocks of causal attention come first and the rest run
-// unmasked. kStages = 1 is for the large head dims, where two stages of
-// 64-key blocks do not fit in an A100's shared memory: one K and one V
-// buffer, each loaded while the other is in use (FlashAttention-2's sm80
-// scheme): V_i during Q K_i^T, K_{i+1} during the softmax and P V_i
+// unmasked (kBlindLast: but for a diagonal block some warps do not see,
+// which comes last). kStages = 1 is for the large head dims, where two
+// stages of 64-key blocks do not fit in an A100's shared memory: one K and
+// one V buffer, each loaded while the other is in use (FlashAttention-2's
+// sm80 scheme): V_i during Q K_i^T, K_{i+1} during the softmax and P V_i
 // (kLateKIssue: during P V_i only).
 #pragma once
 
@@ -87,15 +88,25 @@ struct FwdKernel {
   // i == 0: a separate copy of the first block's Q K^T cost d192 2-7% at
   // every length (03:59).
   static constexpr int kGroupCols = 64;
+  // Plans whose kernel may walk the blind block last (fwd_kernel's
+  // kBlindLast; where, sm80_fwd_blind_last): with 128 queries and 64 keys
+  // a block, the causal diagonal's later key block is seen by the lower
+  // warps only. It is visited last instead of first, and the warps that see
+  // none of it skip its GEMMs and softmax (copies and barriers they still
+  // share) and go on to their epilogue while the others finish it: one CTA
+  // an SM at d192 / d256, so nothing else would cover that epilogue.
+  static constexpr bool kCanWalkBlindLast = kSpreadV && !kLateKIssue;
   static constexpr int kPrologueGroups = kSpreadV ? kHeadDim / kGroupCols : 1;
   static_assert(kPrologueGroups == 1 || kHeadDim % kGroupCols == 0, "whole column groups");
   static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
 };
 
-template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages>
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages,
+          bool kBlindLast>
 __global__ void __launch_bounds__(kWarps * 32)
     fwd_kernel(const core::AttnParams p, const core::FwdOrder order) {
   using K = FwdKernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;
+  static_assert(!kBlindLast || K::kCanWalkBlindLast, "the blind block's skip copies V itself");
   using QTile = typename K::QTile;
   using KVTile = typename K::KVTile;
   constexpr int kSlabs = K::kSlabs;
@@ -135,12 +146,23 @@ __global__ void __launch_bounds__(kWarps * 32)
     cp_async_commit();
   }
   const int num_blocks = blocks.end - blocks.begin;
-  // i-th block visited: key block blocks.end - 1 - i, into stage i % kStages
-  // of sK or sV. Past the last block nothing is loaded, but the group is
-  // still committed: empty groups keep the wait counts uniform.
+  // The later diagonal block to the end of the walk where warp 0's rows see
+  // none of it (kBlindLast).
+  const bool blind_last = kBlindLast && num_blocks >= 2 &&
+                          core::keys_end_by(mask, row0 + K::kWarpRows - 1,
+                                            (blocks.end - 1) * kBlockN);
+  const int loop_blocks = num_blocks - (blind_last ? 1 : 0);
+  // i-th block visited: key block blocks.end - 1 - i (with blind_last, that
+  // block moved last), into stage i % kStages of sK or sV. Past the last
+  // block nothing is loaded, but the group is still committed: empty
+  // groups keep the wait counts uniform.
+  const int first_block = blocks.end - 1 - (blind_last ? 1 : 0);
+  auto key_block = [&](int i) {
+    return !kBlindLast ? blocks.end - 1 - i : i < loop_blocks ? first_block - i : blocks.end - 1;
+  };
   auto load_block = [&](uint32_t tiles, const T *src, int64_t stride, int i) {
     if (i < num_blocks) {
-      const int key0 = (blocks.end - 1 - i) * kBlockN;
+      const int key0 = key_block(i) * kBlockN;
       load_tile_async<KVTile, K::kThreads, K::kWholeTileLoads>(
           tiles + (i % kStages) * KVTile::kBytes, src + key0 * stride, stride,
           seq.seqlen_k - key0, p.head_dim, tid);
@@ -150,7 +172,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     constexpr int kCols = K::kGroupCols;
     using QSlice = ColumnSlice<QTile, kCols>;
     using KSlice = ColumnSlice<KVTile, kCols>;
-    const int key0 = (blocks.end - 1) * kBlockN;
+    const int key0 = key_block(0) * kBlockN;
 #pragma unroll
     for (int g = 0; g < K::kPrologueGroups; ++g) {
       load_tile_async<QSlice, K::kThreads>(sQ + 2 * kCols * g, q + kCols * g, p.q.stride_seq,
@@ -188,7 +210,15 @@ __global__ void __launch_bounds__(kWarps * 32)
   typename KVTile::Walk v_walk = ColsB<KVTile>::walk(sV, 0, lane);
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
 
+  // This warp's rows see none of the walk's last block (blind_last): for it
+  // the warp only copies its share of V and meets the barriers. (Broadcast
+  // from lane 0: ptxas then knows the branch is warp-uniform; else it put
+  // convergence checks around the loop's mma.sync and ldmatrix at d256.)
+  const bool warp_blind = blind_last && core::keys_end_by(mask, row0 + warp_row0 + K::kWarpRows - 1,
+                                                          (blocks.end - 1) * kBlockN);
+  const int skip_at = kBlindLast ? __shfl_sync(0xffffffffu, warp_blind ? loop_blocks : -1, 0) : -1;
   for (int i = 0; i < num_blocks; ++i) {
+    const bool skip = kBlindLast && i == skip_at;
     if constexpr (kStages == 1) {
       if (K::kPrologueGroups > 1 && i == 0)  // Q and K_0's first column group
         cp_async_wait<K::kPrologueGroups - 1>();
@@ -210,7 +240,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       k_walk = RowsB<KVTile>::walk(sK + (i % kStages) * KVTile::kBytes, 0, lane);
       v_walk = ColsB<KVTile>::walk(sV + (i % kStages) * KVTile::kBytes, 0, lane);
     }
-    const int n_block = blocks.end - 1 - i;
+    const int n_block = key_block(i);
 
     float s[kSlabs][2][kBlockN / 4];
     zero<kSlabs, kBlockN>(s);
@@ -218,24 +248,30 @@ __global__ void __launch_bounds__(kWarps * 32)
       const int key0 = n_block * kBlockN;
       TileCopies<KVTile, K::kThreads, K::kWholeTileLoads, T> v_copies(
           sV, v + key0 * p.v.stride_seq, p.v.stride_seq, seq.seqlen_k - key0, p.head_dim, tid);
-      gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
-          s, q_walk, k_walk, [&](int kk) {
-            if (kk < K::kVCopies) v_copies.issue(kk);
-            // The first block: each further column group of Q and K_0 waited for.
-            constexpr int kGroupSteps = K::kGroupCols / 16;
-            const int next_group = (kk + 1) / kGroupSteps;
-            if (K::kPrologueGroups > 1 && i == 0 && (kk + 1) % kGroupSteps == 0 &&
-                next_group < K::kPrologueGroups) {
-              cp_async_wait_unrolled<K::kPrologueGroups - 1>(K::kPrologueGroups - 1 - next_group);
-              __syncthreads();
-            }
-          });
+      if (skip) {
+#pragma unroll
+        for (int kk = 0; kk < K::kVCopies; ++kk) v_copies.issue(kk);
+      } else {
+        gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
+            s, q_walk, k_walk, [&](int kk) {
+              if (kk < K::kVCopies) v_copies.issue(kk);
+              // The first block: each further column group of Q and K_0 waited for.
+              constexpr int kGroupSteps = K::kGroupCols / 16;
+              const int next_group = (kk + 1) / kGroupSteps;
+              if (K::kPrologueGroups > 1 && i == 0 && (kk + 1) % kGroupSteps == 0 &&
+                  next_group < K::kPrologueGroups) {
+                cp_async_wait_unrolled<K::kPrologueGroups - 1>(K::kPrologueGroups - 1 -
+                                                               next_group);
+                __syncthreads();
+              }
+            });
+      }
       cp_async_commit();
     } else {
       gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(s, q_walk, k_walk);
     }
 
-    if (core::tile_needs_mask(mask, item.m_block, n_block, kBlockM, kBlockN)) {
+    if (!skip && core::tile_needs_mask(mask, item.m_block, n_block, kBlockM, kBlockN)) {
 #pragma unroll
       for (int sl = 0; sl < kSlabs; ++sl)
 #pragma unroll
@@ -257,6 +293,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       }
     }
 
+    if (skip) continue;
 #pragma unroll
     for (int sl = 0; sl < kSlabs; ++sl)
 #pragma unroll

@@ -10,10 +10,11 @@
 
 namespace fa2::cuda {
 
-template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages>
+template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages,
+          bool kBlindLast = false>
 fa2_status_t launch_fwd_tiles(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
   using K = FwdKernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;
-  const auto kernel = fwd_kernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;
+  const auto kernel = fwd_kernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages, kBlindLast>;
   unsigned grid = 0;
   const fa2_status_t status = grid_size(core::fwd_items(p, kBlockM), grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
@@ -30,8 +31,20 @@ template <class T, int kHeadDim>
 fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
   constexpr core::TilePlan plan = sm80_fwd_plan(kHeadDim);
   static_assert(plan.head_dim == kHeadDim, "no forward plan for this head dim");
+  using K = FwdKernel<T, kHeadDim, plan.block_m, plan.block_n, plan.workers, plan.stages>;
+  if constexpr (K::kCanWalkBlindLast)
+    if (sm80_fwd_blind_last(p.has_mask, core::ceil_div(p.seqlen_q, plan.block_m)))
+      return launch_fwd_blind_last<T, kHeadDim>(p, stream, why);
   return launch_fwd_tiles<T, kHeadDim, plan.block_m, plan.block_n, plan.workers, plan.stages>(
       p, stream, why);
+}
+
+template <class T, int kHeadDim>
+fa2_status_t launch_fwd_blind_last(const core::AttnParams &p, cudaStream_t stream,
+                                   std::string &why) {
+  constexpr core::TilePlan plan = sm80_fwd_plan(kHeadDim);
+  return launch_fwd_tiles<T, kHeadDim, plan.block_m, plan.block_n, plan.workers, plan.stages,
+                          true>(p, stream, why);
 }
 
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages,

@@ -20,6 +20,16 @@ struct BwdScratch;
 template <class T, int kHeadDim>
 fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::string &why);
 
+// The forward that walks the causal diagonal's blind later key block last
+// (fwd_kernel's kBlindLast), which launch_fwd calls where sm80_fwd_blind_last
+// says, for the head dims whose plan can (FwdKernel::kCanWalkBlindLast). Its
+// own translation units (fwd_blind_last_*), where launch_fwd's declare it
+// extern: compiled beside the plain kernel, it changed that kernel's code
+// (d192: its main loop's schedule, -0.7% without a mask; H100, 2026-12-05).
+template <class T, int kHeadDim>
+fa2_status_t launch_fwd_blind_last(const core::AttnParams &p, cudaStream_t stream,
+                                   std::string &why);
+
 template <class T, int kHeadDim>
 fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cudaStream_t stream,
                         std::string &why);
