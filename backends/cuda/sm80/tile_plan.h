@@ -61,10 +61,11 @@ constexpr int sm80_fwd_rows_first_above(int head_dim) {
 // takes the kernel that walks the causal diagonal's later key block last
 // and lets the warps blind to it skip it (fwd_kernel's kBlindLast). H100
 // through FA2_CUDA_PATH=sm80, 2026-12-05, causal, against the plain kernel
-// (CUDA events): d256 s512 +3.5%, s1k +1.5%, d192 s512 +3%, s1k +0.5%;
-// from 2k it loses (s4k -1.5..-2.3%, s16k -2.7..-3.6%: its loop carries
-// the skip), and without a mask 1-4%, so the plain kernel stays for those.
-// Against flash at d256 causal 512, sustained: 0.87 -> 0.91.
+// (CUDA events, two calls): d256 s512 +2..3.3%, s1k +0.7..1.5%; d192 s512
+// +3..4.6%, s1k +0.5..2%. From 2k it loses (s4k -1.5..-2.1%, s16k
+// -2.7..-3.5%: its loop carries the skip), and without a mask 2-3.5%, so
+// the plain kernel stays for those. Against flash at d256 causal 512,
+// sustained: 0.87 -> 0.91.
 constexpr bool sm80_fwd_blind_last(bool has_mask, int m_blocks) {
   return has_mask && m_blocks <= 8;
 }
