@@ -32,13 +32,12 @@ IMPLEMENTATIONS = ("fa2", "flash", "cudnn", "efficient")
 # fa2 with FA2_CUDA_PATH=sm80: our sm80 kernels on a Hopper GPU (opt-in).
 OPTIONAL_IMPLEMENTATIONS = ("fa2_sm80",)
 DTYPES = ("bf16", "fp16")
+MODES = ("fwd", "bwd")
 
 
 def torch_dtype(torch, name):
     """The torch dtype of a DTYPES name."""
     return {"bf16": torch.bfloat16, "fp16": torch.float16}[name]
-
-MODES = ("fwd", "bwd")
 
 
 def int_list(text):
