@@ -2,9 +2,11 @@
 // Kernels and their dispatch live in sm80/ and dispatch.cpp.
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -12,6 +14,7 @@
 #include "cuda_check.h"
 #include "dispatch.h"
 #include "sm80/bwd_scratch.h"
+#include "sm80/tile_plan.h"
 
 namespace fa2 {
 namespace cuda {
@@ -53,7 +56,8 @@ bool sm80_forced() {
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend(int device, bool hopper) : device_(device), hopper_(hopper) {}
+  CudaBackend(int device, bool hopper, int sm_count)
+      : device_(device), hopper_(hopper), sm_count_(sm_count) {}
 
   Capabilities capabilities() const override {
     Capabilities caps{};
@@ -103,11 +107,19 @@ class CudaBackend final : public Backend {
     return FA2_SUCCESS;
   }
 
-  // The forward needs room only for a varlen call on the Hopper kernels: its
-  // tile counter and tensor maps (asked for whether or not FA2_CUDA_PATH or
-  // the shape sends the call to the sm80 kernels).
+  // The forward needs room for a decoding call's split parts (fwd_route),
+  // and for a varlen call on the Hopper kernels, their tile counter and
+  // tensor maps (asked for whether or not FA2_CUDA_PATH or the shape sends
+  // the call to the sm80 kernels). Never both at once: the larger.
   uint64_t fwd_workspace(const core::AttnParams &p) const override {
-    return hopper_ ? hopper_fwd_workspace_bytes(p) : 0;
+    const uint64_t hopper_bytes = hopper_ ? hopper_fwd_workspace_bytes(p) : 0;
+    KernelSet kernels;
+    FwdRoute route;
+    std::string why;
+    if (kernels_for(p.dtype, p.head_dim, kernels, why) != FA2_SUCCESS ||
+        route_of(p, kernels, route, why) != FA2_SUCCESS)
+      return hopper_bytes;  // fwd() reports it
+    return route.partial_bytes > hopper_bytes ? route.partial_bytes : hopper_bytes;
   }
 
   uint64_t bwd_workspace(const core::AttnParams &p) const override {
@@ -124,6 +136,17 @@ class CudaBackend final : public Backend {
     if (status != FA2_SUCCESS) return status;
     DeviceGuard guard(device_);
     FA2_CUDA_CHECK(guard.status());
+    FwdRoute route;
+    status = route_of(p, kernels, route, why);
+    if (status != FA2_SUCCESS) return status;
+    if (route.decode) {
+      char *workspace = static_cast<char *>(p.workspace);
+      if (route.partial_bytes > 0) {
+        route.params.out_partial = reinterpret_cast<float *>(workspace);
+        route.params.lse_partial = reinterpret_cast<float *>(workspace + route.lse_partial_offset);
+      }
+      return kernels.fwd_decode(route.params, static_cast<cudaStream_t>(stream), why);
+    }
     const FwdLauncher hopper = hopper_ && !sm80_forced() ? hopper_fwd_for(p) : nullptr;
     return (hopper != nullptr ? hopper : kernels.fwd)(p, static_cast<cudaStream_t>(stream), why);
   }
@@ -157,6 +180,27 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // The decoding kernel's occupancy is asked once per (dtype, head-dim
+  // bucket): every forward call and workspace query routes, and the query
+  // (with the attribute set before it) costs host time a decoding step has
+  // little of.
+  fa2_status_t route_of(const core::AttnParams &p, const KernelSet &kernels, FwdRoute &route,
+                        std::string &why) const {
+    int bucket = 0;
+    while (kHeadDimBuckets[bucket] != kernels.head_dim_bucket) ++bucket;
+    std::atomic<int> &cached = decode_ctas_per_sm_[p.dtype == core::Dtype::bf16][bucket];
+    int ctas = cached.load(std::memory_order_relaxed);
+    if (ctas == 0) {
+      DeviceGuard guard(device_);
+      FA2_CUDA_CHECK(guard.status());
+      const fa2_status_t status = kernels.fwd_decode_ctas_per_sm(ctas, why);
+      if (status != FA2_SUCCESS) return status;
+      cached.store(ctas, std::memory_order_relaxed);
+    }
+    route = fwd_route(p, kernels, int64_t(sm_count_) * ctas);
+    return FA2_SUCCESS;
+  }
+
   // Byte offsets of BwdScratch's buffers in the workspace: [delta |
   // block_stats (Hopper devices only) | dq_accum | sequence_maps (Hopper
   // devices, varlen only)].
@@ -186,6 +230,8 @@ class CudaBackend final : public Backend {
 
   int device_;
   bool hopper_;
+  int sm_count_;
+  mutable std::atomic<int> decode_ctas_per_sm_[2][std::size(kHeadDimBuckets)] = {};
 };
 
 }  // namespace
@@ -213,7 +259,9 @@ fa2_status_t make_cuda_backend(int device, std::unique_ptr<Backend> &out, std::s
           std::to_string(major) + ".x; the kernels need sm80 or newer";
     return FA2_ERROR_UNSUPPORTED_DEVICE;
   }
-  out = std::make_unique<cuda::CudaBackend>(device, cuda::hopper_device(major, minor));
+  int sm_count = 0;
+  FA2_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  out = std::make_unique<cuda::CudaBackend>(device, cuda::hopper_device(major, minor), sm_count);
   return FA2_SUCCESS;
 }
 

@@ -19,6 +19,8 @@ bool kernels_of_type(int bucket, KernelSet &out) {
 #define FA2_CUDA_BUCKET(D)                   \
   case D:                                    \
     out.fwd = launch_fwd<T, D>;              \
+    out.fwd_decode = launch_fwd_decode<T, D>; \
+    out.fwd_decode_ctas_per_sm = fwd_decode_ctas_per_sm<T, D>; \
     out.bwd = launch_bwd<T, D>;              \
     return true;
     // FA2_CUDA_HD<d> is defined for each bucket this build compiled.
@@ -91,6 +93,35 @@ BwdLauncher hopper_bwd_of_type(int bucket, bool varlen) {
 #endif
 
 }  // namespace
+
+FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels, int64_t slots) {
+  FwdRoute route{p};
+  const core::AttnParams folded =
+      core::can_fold_query_groups(p) ? core::fold_query_groups(p) : p;
+  if (folded.seqlen_q > kDecodeMaxRows || folded.seqlen_q == 0 || folded.seqlen_k == 0)
+    return route;
+  const core::TilePlan plan = sm80_fwd_decode_plan(kernels.head_dim_bucket);
+  int splits = core::kv_splits(core::fwd_items(folded, plan.block_m),
+                               core::ceil_div(folded.seqlen_k, plan.block_n), slots,
+                               kMaxKvSplits, kKvSplitPartCost);
+  // The parts' [splits, rows, head_dim] and [splits, rows] floats.
+  uint64_t lse_floats = 0, out_bytes = 0, lse_offset = 0, bytes = 0;
+  const uint64_t rows = uint64_t(p.batch) * uint64_t(p.heads_q) * uint64_t(p.seqlen_q);
+  if (splits > 1 && (__builtin_mul_overflow(rows, uint64_t(splits), &lse_floats) ||
+                     __builtin_mul_overflow(lse_floats, uint64_t(p.head_dim) * 4, &out_bytes) ||
+                     __builtin_add_overflow(out_bytes, uint64_t(255), &lse_offset) ||
+                     __builtin_add_overflow(lse_offset / 256 * 256, lse_floats * 4, &bytes)))
+    splits = 1;  // (not for any real call; then no parts)
+  if (splits == 1 && !core::can_fold_query_groups(p)) return route;
+  route.params = folded;
+  route.params.kv_splits = splits;
+  route.decode = true;
+  if (splits > 1) {
+    route.lse_partial_offset = lse_offset / 256 * 256;
+    route.partial_bytes = bytes;
+  }
+  return route;
+}
 
 FwdLauncher hopper_fwd_for(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90

@@ -20,6 +20,8 @@ using BwdLauncher = fa2_status_t (*)(const core::AttnParams &, const BwdScratch 
 struct KernelSet {
   int head_dim_bucket = 0;  // the kernel's head dim
   FwdLauncher fwd = nullptr;
+  FwdLauncher fwd_decode = nullptr;  // sm80/launch.h: the split forward and its combine
+  fa2_status_t (*fwd_decode_ctas_per_sm)(int &, std::string &) = nullptr;
   BwdLauncher bwd = nullptr;
   fa2_status_t (*bwd_delta)(const core::AttnParams &, const BwdScratch &, cudaStream_t,
                             std::string &) = nullptr;
@@ -30,6 +32,22 @@ struct KernelSet {
 // FA2_SUCCESS and the kernels, or FA2_ERROR_UNSUPPORTED_HEAD_DIM when the
 // bucket was left out of this build (FA2_CUDA_HEAD_DIMS) and `why` says so.
 fa2_status_t kernels_for(core::Dtype dtype, int head_dim, KernelSet &out, std::string &why);
+
+// How a forward runs: `params` as the caller's, or for decoding (few query
+// rows an item, and too few items to fill the GPU or query heads that share
+// K / V) folded (core::fold_query_groups) and split over the keys
+// (core::kv_splits), to run on KernelSet::fwd_decode on every device.
+struct FwdRoute {
+  core::AttnParams params;
+  bool decode = false;
+  // Partial outputs and lse of the parts (params.kv_splits > 1): their
+  // bytes in the workspace, and the lse's offset there.
+  uint64_t partial_bytes = 0;
+  uint64_t lse_partial_offset = 0;
+};
+// `slots`: the decoding kernel's CTAs the device runs at once (SMs x
+// KernelSet::fwd_decode_ctas_per_sm).
+FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels, int64_t slots);
 
 // The Hopper kernel for this call when the build has one and the TMA can
 // read its operands (sm90::tma_covers), else nullptr: the caller then runs

@@ -74,6 +74,7 @@ CASES = [  # (batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, causal, wi
     (2, 128, 128, 4, 2, 128, True, (-1, -1)),
     (1, 100, 260, 4, 1, 64, True, (-1, -1)),
     (2, 200, 200, 2, 2, 128, False, (32, 0)),
+    (2, 1, 3000, 8, 2, 128, True, (-1, -1)),  # decoding: one query row, a long KV cache
 ]
 
 

@@ -52,6 +52,14 @@ struct AttnParams {
   void *workspace = nullptr;
   uint64_t workspace_bytes = 0;
 
+  // Split-KV forward (work.h, kv_splits): each forward item's key blocks in
+  // kv_splits parts, each part's normalised output and lse into these fp32
+  // buffers (in the workspace), which a combine step merges into out and
+  // lse. 1: no split, the kernels write out and lse themselves.
+  int kv_splits = 1;
+  float *out_partial = nullptr;  // [kv_splits, batch, heads_q, seqlen_q, head_dim]
+  float *lse_partial = nullptr;  // [kv_splits, batch, heads_q, seqlen_q]
+
   bool is_varlen() const { return cu_seqlens_q != nullptr; }
 };
 

@@ -113,6 +113,67 @@ FA2_INLINE FwdItem fwd_item(const AttnParams &p, int block_m, int64_t index) {
   return fwd_item(p, block_m, index, default_fwd_order(p));
 }
 
+// Decoding. One query row a sequence against a long KV cache leaves the
+// forward batch x heads items, too few to fill a GPU, and with grouped
+// heads it reads each K / V block once per query head. Two remedies:
+//
+// fold_query_groups: when the one query row sees every key, the query heads
+// of a group become the rows of one item, since they read the same K / V:
+// heads_q = heads_kv and seqlen_q = group_size, through the strides alone
+// (row r of KV head h is query head h * group + r). lse's [batch, heads_q,
+// 1] layout already is [batch, heads_kv, group]. The mask goes: bottom-right
+// aligned, the folded rows would each get a diagonal of their own. Forward
+// only (the backward's dK / dV sum over the group as before).
+FA2_INLINE bool can_fold_query_groups(const AttnParams &p) {
+  return !p.is_varlen() && p.seqlen_q == 1 && p.group_size > 1 &&
+         p.window_left >= p.seqlen_k - 1;  // the row's first key is key 0; the last is always seen
+}
+FA2_INLINE AttnParams fold_query_groups(AttnParams p) {
+  p.q.stride_seq = p.q.stride_head;
+  p.q.stride_head *= p.group_size;
+  p.out.stride_seq = p.out.stride_head;
+  p.out.stride_head *= p.group_size;
+  p.seqlen_q = p.group_size;
+  p.heads_q = p.heads_kv;
+  p.group_size = 1;
+  p.causal = false;
+  p.window_left = p.window_right = kUnlimited;
+  p.has_mask = false;
+  return p;
+}
+
+// Split-KV (AttnParams::kv_splits): part `split` of an item's key blocks,
+// parts of ceil(n / splits) blocks, the last ones shorter or empty (an
+// item's range under a mask or in a varlen batch can be shorter than the
+// longest, which set the count).
+FA2_INLINE BlockRange split_range(const BlockRange &blocks, int split, int splits) {
+  const int per = ceil_div(max_i(blocks.end - blocks.begin, 0), splits);
+  const int begin = min_i(blocks.begin + split * per, blocks.end);
+  return {begin, min_i(begin + per, blocks.end)};
+}
+// How many parts to split the key blocks of `items` forward items into, on a
+// device that runs `slots` of them at once. None where the items fill 80%
+// of the slots (what is left is the last round's tail, which the device's
+// own scheduling mostly hides); else the fewest (up to max_splits) that
+// minimise rounds x (blocks a part + part_cost), part_cost being what a part
+// costs beyond its blocks, in blocks (its prologue, its partial output, its
+// share of the combine). Counts that would leave a part of the longest item
+// empty are not tried: fewer parts do the same.
+FA2_INLINE int kv_splits(int64_t items, int key_blocks, int64_t slots, int max_splits,
+                         int part_cost) {
+  if (items <= 0 || slots <= 0 || items * 5 >= slots * 4) return 1;
+  int best = 1;
+  int64_t best_time = -1;
+  for (int splits = 1; splits <= max_splits && splits <= key_blocks; ++splits) {
+    const int per = ceil_div(key_blocks, splits);
+    if (ceil_div(key_blocks, per) != splits) continue;
+    const int64_t rounds = (items * splits + slots - 1) / slots;
+    const int64_t time = rounds * (per + part_cost);
+    if (best_time < 0 || time < best_time) best = splits, best_time = time;
+  }
+  return best;
+}
+
 FA2_INLINE int64_t bwd_items(const AttnParams &p, int block_n) {
   return int64_t(p.batch) * p.heads_kv * ceil_div(p.seqlen_k, block_n);
 }

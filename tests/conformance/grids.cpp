@@ -163,6 +163,32 @@ std::vector<Case> scales() {
   return on_every_backend(cases);
 }
 
+// Decoding shapes: one or a few query rows against thousands of keys, few
+// (batch, head) pairs. On a GPU they fold a group's query heads into rows
+// (one row, no window cutting it) and split the keys over CTAs; the lse
+// they leave feeds the backward as any other.
+std::vector<Case> decode() {
+  std::vector<Case> cases{
+      make(FA2_DTYPE_BF16, 128, 2, 1, 4099, 8, 2, false),  // folds 4 heads, splits
+      make(FA2_DTYPE_F16, 128, 2, 1, 4099, 8, 2, true),    // causal: the one row sees all
+      make(FA2_DTYPE_F16, 64, 3, 1, 1000, 6, 1, true),     // MQA, 6 heads fold
+      make(FA2_DTYPE_BF16, 64, 1, 1, 2048, 4, 4, false),   // MHA: split only
+      make(FA2_DTYPE_F16, 40, 1, 1, 3001, 4, 2, false),    // a padded head dim
+      make(FA2_DTYPE_BF16, 256, 1, 1, 2500, 8, 1, false),  // 8 rows of 16 a warp
+      make(FA2_DTYPE_F16, 192, 1, 3, 1700, 2, 1, true),    // three rows, causal: no fold
+      make(FA2_DTYPE_BF16, 96, 2, 7, 5000, 4, 2, true),
+      make(FA2_DTYPE_F16, 32, 1, 64, 1500, 2, 1, true),    // the most rows the route takes
+      make(FA2_DTYPE_F32, 64, 2, 1, 777, 4, 2, false),
+      with_window(make(FA2_DTYPE_F16, 128, 2, 1, 3000, 4, 2, false), 512, -1),  // cut: no fold
+      with_layout(make(FA2_DTYPE_BF16, 64, 2, 1, 1111, 6, 2, false), Layout::head_major),
+      with_layout(make(FA2_DTYPE_F16, 128, 1, 1, 2222, 4, 1, true), Layout::padded),
+      // varlen: empty query and key sequences among long ones
+      make_varlen(FA2_DTYPE_BF16, {1, 0, 1, 1, 5}, {3000, 17, 0, 1200, 2048}, false),
+      make_varlen(FA2_DTYPE_F16, {1, 1, 2}, {4096, 1, 999}, true),
+  };
+  return on_every_backend(cases);
+}
+
 std::vector<Case> fully_masked() {
   std::vector<Case> cases{
       with_window(make(FA2_DTYPE_F16, 64, 2, 64, 16, 6, 2, false), 0, 0),  // rows < 48 see nothing

@@ -17,6 +17,7 @@ std::vector<Case> windows();       // sliding windows, alone and with causal
 std::vector<Case> varlen();        // packed batches with zero-length and length-1 sequences
 std::vector<Case> layouts();       // padded, head-major, packed QKV, transposed dO
 std::vector<Case> scales();        // explicit softmax scales
+std::vector<Case> decode();        // few query rows against long keys (a GPU splits them)
 std::vector<Case> fully_masked();  // each has rows that see no key at all
 std::vector<Case> baseline();      // what every backend must support: f16/bf16, d 64/128
 std::vector<Case> determinism();   // forward twice, bit-identical

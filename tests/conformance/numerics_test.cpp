@@ -24,6 +24,7 @@ INSTANTIATE_TEST_SUITE_P(Windows, Attention, ::testing::ValuesIn(grids::windows(
 INSTANTIATE_TEST_SUITE_P(Varlen, Attention, ::testing::ValuesIn(grids::varlen()), case_name);
 INSTANTIATE_TEST_SUITE_P(Layouts, Attention, ::testing::ValuesIn(grids::layouts()), case_name);
 INSTANTIATE_TEST_SUITE_P(Scales, Attention, ::testing::ValuesIn(grids::scales()), case_name);
+INSTANTIATE_TEST_SUITE_P(Decode, Attention, ::testing::ValuesIn(grids::decode()), case_name);
 
 // Rows that see no key: out exactly 0, lse exactly -inf, finite gradients.
 using FullyMasked = OnBackend<Case>;

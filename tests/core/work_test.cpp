@@ -173,5 +173,67 @@ TEST(Work, SeqInfoAndRowOffsets) {
   EXPECT_EQ(m.seqlen_k, 2);
 }
 
+TEST(Work, SplitRangePartsCoverTheBlocksInOrder) {
+  for (BlockRange blocks :
+       {BlockRange{0, 0}, BlockRange{3, 4}, BlockRange{2, 13}, BlockRange{0, 256}})
+    for (int splits : {1, 2, 3, 7, 16, 64}) {
+      int next = blocks.begin;
+      for (int split = 0; split < splits; ++split) {
+        const BlockRange part = split_range(blocks, split, splits);
+        if (part.empty()) continue;
+        ASSERT_EQ(part.begin, next);  // contiguous, disjoint, in order
+        ASSERT_LE(part.end - part.begin, ceil_div(blocks.end - blocks.begin, splits));
+        next = part.end;
+      }
+      ASSERT_EQ(next, blocks.empty() ? blocks.begin : blocks.end);
+    }
+}
+
+TEST(Work, KvSplitsFillTheDeviceWithoutEmptyParts) {
+  // 8 items on 264 slots, 256 blocks: 32 parts of 8 fill one round.
+  EXPECT_EQ(kv_splits(8, 256, 264, 64, 2), 32);
+  // Items that fill the device already: no split.
+  EXPECT_EQ(kv_splits(1000, 256, 264, 64, 2), 1);
+  EXPECT_EQ(kv_splits(8, 1, 264, 64, 2), 1);  // one block: nothing to split
+  EXPECT_EQ(kv_splits(0, 256, 264, 64, 2), 1);
+  for (int blocks : {1, 2, 5, 10, 33, 100, 2048})
+    for (int64_t items : {1, 3, 64, 200}) {
+      const int splits = kv_splits(items, blocks, 132, 64, 2);
+      ASSERT_GE(splits, 1);
+      ASSERT_LE(splits, 64);
+      ASSERT_EQ(ceil_div(blocks, ceil_div(blocks, splits)), splits);  // no empty part
+    }
+}
+
+TEST(Work, FoldedQueryGroupsAddressTheSameRows) {
+  AttnParams p = shape(3, 1, 100, 8, 2);  // [batch, 1, 8 heads, 16] contiguous
+  p.head_dim = 16;
+  p.window_left = p.window_right = kUnlimited;
+  p.q.stride_head = p.out.stride_head = 16, p.q.stride_seq = p.out.stride_seq = 8 * 16;
+  p.q.stride_batch = p.out.stride_batch = 8 * 16;
+  ASSERT_TRUE(can_fold_query_groups(p));
+  const AttnParams f = fold_query_groups(p);
+  EXPECT_EQ(f.heads_q, 2);
+  EXPECT_EQ(f.seqlen_q, 4);
+  EXPECT_EQ(f.group_size, 1);
+  EXPECT_FALSE(f.has_mask);
+  for (int b = 0; b < 3; ++b)
+    for (int h = 0; h < 2; ++h)
+      for (int r = 0; r < 4; ++r) {
+        EXPECT_EQ(row_offset(f.q, b, 0, r, h), row_offset(p.q, b, 0, 0, h * 4 + r));
+        EXPECT_EQ(row_offset(f.out, b, 0, r, h), row_offset(p.out, b, 0, 0, h * 4 + r));
+        EXPECT_EQ(row_stat_index(f, b, h, r), row_stat_index(p, b, h * 4 + r, 0));
+        EXPECT_EQ(kv_head_of(f, h), kv_head_of(p, h * 4 + r));
+      }
+  p.window_right = 0;  // causal: the one row still sees every key
+  EXPECT_TRUE(can_fold_query_groups(p));
+  p.window_left = 98;  // a window that cuts key 0
+  EXPECT_FALSE(can_fold_query_groups(p));
+  p.window_left = 99;
+  EXPECT_TRUE(can_fold_query_groups(p));
+  p.seqlen_q = 2;
+  EXPECT_FALSE(can_fold_query_groups(p));
+}
+
 }  // namespace
 }  // namespace fa2::core
