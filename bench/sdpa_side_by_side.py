@@ -317,6 +317,9 @@ def main(argv=None):
     rows = []
     os.makedirs(args.out, exist_ok=True)
     if args.decode:
+        # The first shape once untimed: without it a process's first one or two shapes read
+        # 1.3-6x slow, for every library alike (H100, 2026-12-05; cause not looked into).
+        measure_decode(torch, timer, args, *decode_shapes()[0])
         for b, kv in decode_shapes():
             rows += measure_decode(torch, timer, args, b, kv)
             print(format_decode_table(rows[-len(args.impls):]).split("\n", 1)[1], flush=True)

@@ -1,5 +1,6 @@
 #include "dispatch.h"
 
+#include "core/work.h"
 #include "sm80/launch.h"
 #include "sm80/tile_plan.h"
 #ifdef FA2_CUDA_SM90

@@ -125,7 +125,7 @@ FA2_INLINE FwdItem fwd_item(const AttnParams &p, int block_m, int64_t index) {
 // aligned, the folded rows would each get a diagonal of their own. Forward
 // only (the backward's dK / dV sum over the group as before).
 FA2_INLINE bool can_fold_query_groups(const AttnParams &p) {
-  return !p.is_varlen() && p.seqlen_q == 1 && p.group_size > 1 &&
+  return p.cu_seqlens_q == nullptr && p.seqlen_q == 1 && p.group_size > 1 &&
          p.window_left >= p.seqlen_k - 1;  // the row's first key is key 0; the last is always seen
 }
 FA2_INLINE AttnParams fold_query_groups(AttnParams p) {

@@ -156,9 +156,14 @@ __global__ void __launch_bounds__(kWarps * 32)
   T *out = static_cast<T *>(p.out.data) +
            core::row_offset(p.out, item.batch, seq.q_row0, row0, item.head_q);
   if (blocks.empty()) {
-    if (to_parts) {  // an empty part: lse -inf, which the combine leaves out
-      for (int row = tid; row < core::min_i(rows_valid, kBlockM); row += K::kThreads)
-        p.lse_partial[part_row0() + row] = -INFINITY;
+    if (to_parts) {  // an empty part: lse -inf and out 0, which weigh nothing in the combine
+      const int64_t part0 = part_row0();
+      const int rows = core::min_i(rows_valid, kBlockM), columns4 = p.head_dim / 4;
+      for (int i = tid; i < rows * columns4; i += K::kThreads) {
+        float *part = p.out_partial + (part0 + i / columns4) * p.head_dim;
+        reinterpret_cast<float4 *>(part)[i % columns4] = make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+      for (int row = tid; row < rows; row += K::kThreads) p.lse_partial[part0 + row] = -INFINITY;
       return;
     }
     write_empty_rows<T>(p, out, p.out.stride_seq, item.batch, item.head_q, row0,
