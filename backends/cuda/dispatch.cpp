@@ -17,12 +17,12 @@ bool kernels_of_type(int bucket, KernelSet &out) {
   out.bwd_delta = launch_bwd_delta<T>;
   out.bwd_dq_convert = launch_bwd_dq_convert<T>;
   switch (bucket) {
-#define FA2_CUDA_BUCKET(D)                   \
-  case D:                                    \
-    out.fwd = launch_fwd<T, D>;              \
-    out.fwd_decode = launch_fwd_decode<T, D>; \
+#define FA2_CUDA_BUCKET(D)                                     \
+  case D:                                                      \
+    out.fwd = launch_fwd<T, D>;                                \
+    out.fwd_decode = launch_fwd_decode<T, D>;                  \
     out.fwd_decode_ctas_per_sm = fwd_decode_ctas_per_sm<T, D>; \
-    out.bwd = launch_bwd<T, D>;              \
+    out.bwd = launch_bwd<T, D>;                                \
     return true;
     // FA2_CUDA_HD<d> is defined for each bucket this build compiled.
 #ifdef FA2_CUDA_HD32
