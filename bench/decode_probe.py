@@ -9,7 +9,6 @@ GPU machine:
 import collections
 import os
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
@@ -19,6 +18,7 @@ from triton.testing import do_bench, do_bench_cudagraph
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import fa2  # noqa: E402
+from host_cost import host_us  # noqa: E402 (this folder is on sys.path when run as a script)
 
 HEADS_Q, HEADS_KV, HEAD_DIM = 32, 8, 128
 PEERS = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}
@@ -37,18 +37,6 @@ def step_of(impl, batch, kv):
         with sdpa_kernel([PEERS[impl]]):
             return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
     return step
-
-
-def host_us(step, calls=500):
-    for _ in range(20):
-        step()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(calls):
-        step()
-    elapsed = time.perf_counter() - start
-    torch.cuda.synchronize()
-    return elapsed / calls * 1e6
 
 
 def kernels_us(step, calls=20):
