@@ -19,8 +19,8 @@ table, and with --plot draws the charts (bench/plot_results.py).
 
 --decode runs the decode grid of ../shared/anchors/decode_anchors.py instead:
 one query token per sequence against a KV cache (32 query heads, 8 KV heads,
-head dim 128, bf16), latency and KV bytes read per second, to
-sdpa_decode.json."""
+head dim 128 or --decode-head-dim, bf16), latency and KV bytes read per
+second, to sdpa_decode.json."""
 import argparse
 import json
 import os
@@ -75,6 +75,8 @@ def parse_args(argv=None):
     p.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for the JSON (and PNGs)")
     p.add_argument("--plot", action="store_true", help="also draw the PNG charts into --out")
     p.add_argument("--decode", action="store_true", help="the decode grid instead of the paper's")
+    p.add_argument("--decode-head-dim", type=int, default=128,
+                   help="the decode grid's head dim (the anchors' is 128)")
     args = p.parse_args(argv)
     for s in args.seqlens:
         if s <= 0 or args.tokens % s:
@@ -259,7 +261,7 @@ def measure_shape(torch, timer, args, index, dtype, d, causal, s, b, h):
     return [rows[impl] for impl in args.impls]
 
 
-DECODE_HEADS_Q, DECODE_HEADS_KV, DECODE_HEAD_DIM = 32, 8, 128
+DECODE_HEADS_Q, DECODE_HEADS_KV = 32, 8
 
 
 def decode_shapes():
@@ -281,8 +283,9 @@ def format_decode_table(rows):
 
 
 def measure_decode(torch, timer, args, b, kv):
-    q = torch.randn(b, DECODE_HEADS_Q, 1, DECODE_HEAD_DIM, device="cuda", dtype=torch.bfloat16)
-    k, v = (torch.randn(b, DECODE_HEADS_KV, kv, DECODE_HEAD_DIM, device="cuda", dtype=torch.bfloat16)
+    d = args.decode_head_dim
+    q = torch.randn(b, DECODE_HEADS_Q, 1, d, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(b, DECODE_HEADS_KV, kv, d, device="cuda", dtype=torch.bfloat16)
             for _ in range(2))
     kv_bytes = 2 * k.numel() * k.element_size()
     native = {"fa2": [x.transpose(1, 2).contiguous() for x in (q, k, v)], "sdpa": [q, k, v]}
