@@ -97,8 +97,8 @@ BwdLauncher hopper_bwd_of_type(int bucket, bool varlen) {
 
 FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels, int64_t slots) {
   FwdRoute route{p};
-  const core::AttnParams folded =
-      core::can_fold_query_groups(p) ? core::fold_query_groups(p) : p;
+  const bool fold = core::can_fold_query_groups(p);
+  const core::AttnParams folded = fold ? core::fold_query_groups(p) : p;
   if (folded.seqlen_q > kDecodeMaxRows || folded.seqlen_q == 0 || folded.seqlen_k == 0)
     return route;
   const core::TilePlan plan = sm80_fwd_decode_plan(kernels.head_dim_bucket);
@@ -113,7 +113,7 @@ FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels, int64_t 
                      __builtin_add_overflow(out_bytes, uint64_t(255), &lse_offset) ||
                      __builtin_add_overflow(lse_offset / 256 * 256, lse_floats * 4, &bytes)))
     splits = 1;  // (not for any real call; then no parts)
-  if (splits == 1 && !core::can_fold_query_groups(p)) return route;
+  if (splits == 1 && !fold) return route;
   route.params = folded;
   route.params.kv_splits = splits;
   route.decode = true;

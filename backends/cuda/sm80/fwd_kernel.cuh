@@ -18,7 +18,9 @@
 // Decoding (FwdWalk::decode) takes the same kernel over items of few query
 // rows (core::fold_query_groups) whose key blocks are split into
 // AttnParams::kv_splits parts, a CTA per part: warps whose rows all lie past
-// the item's skip every block's GEMMs, and with more than one part each
+// the item's skip every block's mask, softmax and P V (with spread V copies,
+// d192 / d256, its Q K^T too; the other plans still compute Q K^T for
+// nothing: see NOTES, 2026-12-05 18:42–), and with more than one part each
 // part's normalised output and lse go to the fp32 partial buffers, merged
 // by fwd_combine.cu.
 #pragma once
@@ -257,7 +259,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   const bool warp_blind = blind_last && core::keys_end_by(mask, row0 + warp_row0 + K::kWarpRows - 1,
                                                           (blocks.end - 1) * kBlockN);
   const int skip_at = kBlindLast ? __shfl_sync(0xffffffffu, warp_blind ? loop_blocks : -1, 0) : -1;
-  // Decoding: a warp with no row inside the item skips every block.
+  // Decoding: a warp with no row inside the item skips every block (but for
+  // Q K^T where V's copies are not spread over it, below).
   const bool warp_idle = kDecode && __shfl_sync(0xffffffffu, warp_row0 >= rows_valid, 0);
   for (int i = 0; i < num_blocks; ++i) {
     const bool skip = (kBlindLast && i == skip_at) || warp_idle;

@@ -75,7 +75,7 @@ constexpr bool sm80_fwd_blind_last(bool has_mask, int m_blocks) {
 // query heads into rows; typically 1-8), their key blocks split into at most
 // kMaxKvSplits parts, a part costing kKvSplitPartCost blocks beyond its own
 // (core::kv_splits). Reading K / V is the work there, so the plans have
-// one-slab warps: a warp without a row skips the blocks' math (with the
+// one-slab warps: a warp without a row skips the blocks' softmax and P V (with the
 // two-slab warps of the d64 / d128 forward plans that branch spilled). Up
 // to d128, 64 rows of 4 warps with key blocks as large as their registers
 // allow; at d192 / d256 the forward's plans (64 rows of 4 warps spill
