@@ -97,19 +97,26 @@ FA2_INLINE bool keys_end_by(const Mask &mask, int row_last, int col) {
   return mask.key_end(row_last) <= col;
 }
 
+// True when some element of rows [row_first, row_last] x keys [col_first,
+// col_last] is invisible or lies past seqlen_k.
+FA2_INLINE bool span_needs_mask(const Mask &mask, int row_first, int row_last, int col_first,
+                                int col_last) {
+  if (col_last >= mask.seqlen_k) return true;
+  // Every element visible iff the span's corners satisfy both diagonal bounds.
+  return col_last > row_first + mask.diag() + mask.right ||
+         col_first < row_last + mask.diag() - mask.left;
+}
+
 // True when some element of tile (m_block, n_block) that lies inside the
 // sequences is invisible, or the tile runs past seqlen_k / seqlen_q: only
 // such tiles pay for per-element masking.
 FA2_INLINE bool tile_needs_mask(const Mask &mask, int m_block, int n_block, int block_m,
                                 int block_n) {
   const int row_first = m_block * block_m;
-  const int row_last = row_first + block_m - 1;
   const int col_first = n_block * block_n;
-  const int col_last = col_first + block_n - 1;
-  if (col_last >= mask.seqlen_k || row_last >= mask.seqlen_q) return true;
-  // Every element visible iff the tile's corners satisfy both diagonal bounds.
-  return col_last > row_first + mask.diag() + mask.right ||
-         col_first < row_last + mask.diag() - mask.left;
+  return row_first + block_m - 1 >= mask.seqlen_q ||
+         span_needs_mask(mask, row_first, row_first + block_m - 1, col_first,
+                         col_first + block_n - 1);
 }
 
 }  // namespace fa2::core

@@ -208,6 +208,25 @@ TEST(Mask, TileNeedsMaskIsExact) {
           }
 }
 
+// span_needs_mask is true exactly when some element of the rows x keys span
+// inside the query sequence is invisible or lies past seqlen_k (a decoding
+// item's rows end before the tile's: the rows past them are never written).
+TEST(Mask, SpanNeedsMaskIsExact) {
+  for (const Mask &m : sample_masks())
+    for (int row_first = 0; row_first < m.seqlen_q; ++row_first)
+      for (int row_last = row_first; row_last < m.seqlen_q; ++row_last)
+        for (int col_first = 0; col_first < m.seqlen_k + 2; ++col_first)
+          for (int col_last = col_first; col_last < m.seqlen_k + 2; col_last += 3) {
+            bool needs = false;
+            for (int i = row_first; i <= row_last; ++i)
+              for (int j = col_first; j <= col_last; ++j) needs = needs || !visible_ref(m, i, j);
+            ASSERT_EQ(span_needs_mask(m, row_first, row_last, col_first, col_last), needs)
+                << "q " << m.seqlen_q << " k " << m.seqlen_k << " left " << m.left << " right "
+                << m.right << " rows " << row_first << "-" << row_last << " keys " << col_first
+                << "-" << col_last;
+          }
+}
+
 // Random larger shapes, including lengths where unlimited sides meet
 // the int32 limits of the arithmetic.
 TEST(Mask, RandomShapesAndExtremeLengths) {

@@ -1,9 +1,9 @@
-// The split-KV forward's last step (fwd_kernel.cuh, FwdWalk::decode): the
+// The split-KV forward's last step (decode_kernel.cuh): the
 // parts' normalised outputs O_s and logsumexps lse_s of each query row
 // merged into
 //     lse = log sum_s exp(lse_s),   out = sum_s exp(lse_s - lse) O_s,
 // which is the softmax over all the row's keys. A part whose keys the row
-// does not see has lse_s = -inf and O_s = 0 (fwd_kernel writes both, also
+// does not see has lse_s = -inf and O_s = 0 (decode_kernel writes both, also
 // for an empty part) and weighs 0; a row that sees no key in any part gets
 // out 0 and lse -inf.
 #include <cmath>

@@ -14,15 +14,6 @@
 // one V buffer, each loaded while the other is in use (FlashAttention-2's
 // sm80 scheme): V_i during Q K_i^T, K_{i+1} during the softmax and P V_i
 // (kLateKIssue: during P V_i only).
-//
-// Decoding (FwdWalk::decode) takes the same kernel over items of few query
-// rows (core::fold_query_groups) whose key blocks are split into
-// AttnParams::kv_splits parts, a CTA per part: warps whose rows all lie past
-// the item's skip every block's mask, softmax and P V (with spread V copies,
-// d192 / d256, its Q K^T too; the other plans still compute Q K^T for
-// nothing: see NOTES, 2026-12-05 18:42–), and with more than one part each
-// part's normalised output and lse go to the fp32 partial buffers, merged
-// by fwd_combine.cu.
 #pragma once
 
 #include <cstdint>
@@ -110,18 +101,11 @@ struct FwdKernel {
   static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
 };
 
-// The walks fwd_kernel can take over an item's key blocks: every block by
-// every warp; the causal diagonal's blind block last (kCanWalkBlindLast);
-// a split part of the blocks, idle warps skipping (decoding, above).
-enum class FwdWalk { plain, blind_last, decode };
-
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages,
-          FwdWalk kWalk>
+          bool kBlindLast>
 __global__ void __launch_bounds__(kWarps * 32)
     fwd_kernel(const core::AttnParams p, const core::FwdOrder order) {
   using K = FwdKernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;
-  constexpr bool kBlindLast = kWalk == FwdWalk::blind_last;
-  constexpr bool kDecode = kWalk == FwdWalk::decode;
   static_assert(!kBlindLast || K::kCanWalkBlindLast, "the blind block's skip copies V itself");
   using QTile = typename K::QTile;
   using KVTile = typename K::KVTile;
@@ -132,42 +116,16 @@ __global__ void __launch_bounds__(kWarps * 32)
   const uint32_t sV = sK + kStages * KVTile::kBytes;  // kStages tiles
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  // Decoding: the CTAs of an item's parts are neighbours (blockIdx.x = item
-  // x parts + part), so they start together and read disjoint K / V.
-  const int split = kDecode ? int(blockIdx.x % unsigned(p.kv_splits)) : 0;
-  const int64_t item_index = kDecode ? int64_t(blockIdx.x / unsigned(p.kv_splits)) : blockIdx.x;
-  const core::FwdItem item = core::fwd_item(p, kBlockM, item_index, order);
+  const core::FwdItem item = core::fwd_item(p, kBlockM, int64_t(blockIdx.x), order);
   const core::SeqInfo seq = core::seq_info(p, item.batch);
   const int row0 = item.m_block * kBlockM;
   if (row0 >= seq.seqlen_q) return;  // a shorter sequence of a varlen batch
   const int rows_valid = seq.seqlen_q - row0;
   const core::Mask mask = core::mask_of(p, seq);
-  const core::BlockRange item_blocks = core::key_blocks(mask, item.m_block, kBlockM, kBlockN);
-  const core::BlockRange blocks =
-      kDecode ? core::split_range(item_blocks, split, p.kv_splits) : item_blocks;
-  // kv_splits > 1: this part's rows of the partial buffers (work.h's stat
-  // layout, one [batch, heads_q, seqlen_q] plane a part). Worked out where
-  // used, from blockIdx.x again: kept across the main loop, the offset
-  // spilled the two-slab plans (d64 / d128).
-  const bool to_parts = kDecode && p.kv_splits > 1;
-  auto part_row0 = [&] {
-    const int part = int(blockIdx.x % unsigned(p.kv_splits));
-    return int64_t(part) * p.batch * p.heads_q * p.seqlen_q +
-           core::row_stat_index(p, item.batch, item.head_q, row0);
-  };
+  const core::BlockRange blocks = core::key_blocks(mask, item.m_block, kBlockM, kBlockN);
   T *out = static_cast<T *>(p.out.data) +
            core::row_offset(p.out, item.batch, seq.q_row0, row0, item.head_q);
   if (blocks.empty()) {
-    if (to_parts) {  // an empty part: lse -inf and out 0, which weigh nothing in the combine
-      const int64_t part0 = part_row0();
-      const int rows = core::min_i(rows_valid, kBlockM), columns4 = p.head_dim / 4;
-      for (int i = tid; i < rows * columns4; i += K::kThreads) {
-        float *part = p.out_partial + (part0 + i / columns4) * p.head_dim;
-        reinterpret_cast<float4 *>(part)[i % columns4] = make_float4(0.f, 0.f, 0.f, 0.f);
-      }
-      for (int row = tid; row < rows; row += K::kThreads) p.lse_partial[part0 + row] = -INFINITY;
-      return;
-    }
     write_empty_rows<T>(p, out, p.out.stride_seq, item.batch, item.head_q, row0,
                                   core::min_i(rows_valid, kBlockM), tid, K::kThreads);
     return;
@@ -259,11 +217,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   const bool warp_blind = blind_last && core::keys_end_by(mask, row0 + warp_row0 + K::kWarpRows - 1,
                                                           (blocks.end - 1) * kBlockN);
   const int skip_at = kBlindLast ? __shfl_sync(0xffffffffu, warp_blind ? loop_blocks : -1, 0) : -1;
-  // Decoding: a warp with no row inside the item skips every block (but for
-  // Q K^T where V's copies are not spread over it, below).
-  const bool warp_idle = kDecode && __shfl_sync(0xffffffffu, warp_row0 >= rows_valid, 0);
   for (int i = 0; i < num_blocks; ++i) {
-    const bool skip = (kBlindLast && i == skip_at) || warp_idle;
+    const bool skip = kBlindLast && i == skip_at;
     if constexpr (kStages == 1) {
       if (K::kPrologueGroups > 1 && i == 0)  // Q and K_0's first column group
         cp_async_wait<K::kPrologueGroups - 1>();
@@ -296,14 +251,6 @@ __global__ void __launch_bounds__(kWarps * 32)
       if (skip) {
 #pragma unroll
         for (int kk = 0; kk < K::kVCopies; ++kk) v_copies.issue(kk);
-        // An idle decoding warp still meets the first block's column-group
-        // barriers (the blind block is never the first).
-        if (kDecode && K::kPrologueGroups > 1 && i == 0)
-#pragma unroll
-          for (int g = 1; g < K::kPrologueGroups; ++g) {
-            cp_async_wait_unrolled<K::kPrologueGroups - 1>(K::kPrologueGroups - 1 - g);
-            __syncthreads();
-          }
       } else {
         gemm_nt<T, QTile, KVTile, kSlabs, kBlockN, kHeadDim, K::kUnrollK>(
             s, q_walk, k_walk, [&](int kk) {
@@ -346,13 +293,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       }
     }
 
-    if (skip) {
-      if constexpr (K::kLateKIssue) {  // its share of K_{i+1}'s copies, as below
-        load_block(sK, k, p.k.stride_seq, i + 1);
-        cp_async_commit();
-      }
-      continue;
-    }
+    if (skip) continue;
 #pragma unroll
     for (int sl = 0; sl < kSlabs; ++sl)
 #pragma unroll
@@ -371,30 +312,6 @@ __global__ void __launch_bounds__(kWarps * 32)
     gemm_rn<T, KVTile, kSlabs, kHeadDim, kBlockN>(o, p_frag, v_walk);
   }
   cp_async_wait<0>();  // nothing may stay in flight past the kernel's end
-
-  if (to_parts) {  // each part's rows, normalised, in fp32 (few rows: no staging)
-    const int64_t part0 = part_row0();
-    const int group_row = warp_row0 + Sm80MmaLayout::group(lane_id());
-    const int col0 = 2 * Sm80MmaLayout::in_quad(lane_id());
-#pragma unroll
-    for (int sl = 0; sl < kSlabs; ++sl)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const core::RowResult result =
-            core::online_softmax_finish(row_state[sl][h], p.scale, reduce);
-        const float scale = result.out_scale;
-        const int row = group_row + 16 * sl + 8 * h;
-        if (row >= rows_valid) continue;
-        float *part = p.out_partial + (part0 + row) * p.head_dim;
-#pragma unroll
-        for (int t = 0; t < kHeadDim / 8; ++t)
-          if (8 * t + col0 < p.head_dim)
-            *reinterpret_cast<float2 *>(part + 8 * t + col0) =
-                make_float2(o[sl][h][2 * t] * scale, o[sl][h][2 * t + 1] * scale);
-        if (col0 == 0) p.lse_partial[part0 + row] = result.lse;
-      }
-    return;
-  }
 
   // Epilogue: one rescale per row, then out and lse. Out goes through the
   // warp's own rows of the Q tile, which only this warp read

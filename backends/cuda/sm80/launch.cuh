@@ -4,6 +4,7 @@
 
 #include "cuda_check.h"
 #include "sm80/bwd_kernel.cuh"
+#include "sm80/decode_kernel.cuh"
 #include "sm80/fwd_kernel.cuh"
 #include "sm80/launch.h"
 #include "sm80/tile_plan.h"
@@ -11,13 +12,12 @@
 namespace fa2::cuda {
 
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kWarps, int kStages,
-          FwdWalk kWalk = FwdWalk::plain>
+          bool kBlindLast = false>
 fa2_status_t launch_fwd_tiles(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
   using K = FwdKernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages>;
-  const auto kernel = fwd_kernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages, kWalk>;
-  const int64_t parts = kWalk == FwdWalk::decode ? p.kv_splits : 1;  // parts of an item
+  const auto kernel = fwd_kernel<T, kHeadDim, kBlockM, kBlockN, kWarps, kStages, kBlindLast>;
   unsigned grid = 0;
-  const fa2_status_t status = grid_size(core::fwd_items(p, kBlockM) * parts, grid, why);
+  const fa2_status_t status = grid_size(core::fwd_items(p, kBlockM), grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
@@ -45,26 +45,31 @@ fa2_status_t launch_fwd_blind_last(const core::AttnParams &p, cudaStream_t strea
                                    std::string &why) {
   constexpr core::TilePlan plan = sm80_fwd_plan(kHeadDim);
   return launch_fwd_tiles<T, kHeadDim, plan.block_m, plan.block_n, plan.workers, plan.stages,
-                          FwdWalk::blind_last>(p, stream, why);
+                          true>(p, stream, why);
 }
 
 template <class T, int kHeadDim>
 fa2_status_t launch_fwd_decode(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
   constexpr core::TilePlan plan = sm80_fwd_decode_plan(kHeadDim);
-  static_assert(plan.head_dim == kHeadDim && plan.block_m >= kDecodeMaxRows, "no decoding plan");
-  const fa2_status_t status =
-      launch_fwd_tiles<T, kHeadDim, plan.block_m, plan.block_n, plan.workers, plan.stages,
-                       FwdWalk::decode>(p, stream, why);
-  if (status != FA2_SUCCESS || p.kv_splits == 1) return status;
+  static_assert(plan.head_dim == kHeadDim && plan.block_m == 16, "no decoding plan");
+  using K = DecodeKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
+  const auto kernel = decode_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
+  unsigned grid = 0;  // an item's parts side by side
+  fa2_status_t status = grid_size(core::fwd_items(p, K::kRows) * p.kv_splits, grid, why);
+  if (status != FA2_SUCCESS || grid == 0) return status;
+  FA2_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  FA2_CUDA_CHECK(cudaGetLastError());
+  if (p.kv_splits == 1) return FA2_SUCCESS;
   return launch_fwd_combine<T>(p, stream, why);
 }
 
 template <class T, int kHeadDim>
 fa2_status_t fwd_decode_ctas_per_sm(int &ctas, std::string &why) {
   constexpr core::TilePlan plan = sm80_fwd_decode_plan(kHeadDim);
-  using K = FwdKernel<T, kHeadDim, plan.block_m, plan.block_n, plan.workers, plan.stages>;
-  const auto kernel = fwd_kernel<T, kHeadDim, plan.block_m, plan.block_n, plan.workers,
-                                 plan.stages, FwdWalk::decode>;
+  using K = DecodeKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
+  const auto kernel = decode_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
   FA2_CUDA_CHECK(

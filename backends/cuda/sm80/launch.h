@@ -30,8 +30,8 @@ template <class T, int kHeadDim>
 fa2_status_t launch_fwd_blind_last(const core::AttnParams &p, cudaStream_t stream,
                                    std::string &why);
 
-// Decoding (fwd_kernel's FwdWalk::decode; where, dispatch.cpp's fwd_route):
-// the forward split into p.kv_splits parts over each item's key blocks,
+// Decoding (decode_kernel.cuh; where, dispatch.cpp's fwd_route): the
+// forward split into p.kv_splits parts over each item's key blocks,
 // then, with more than one, the combine of the parts (launch_fwd_combine,
 // fwd_combine.cu) into out and lse. Translation units of their own
 // (fwd_decode_*); fwd_decode_ctas_per_sm is that kernel's occupancy, from

@@ -70,32 +70,28 @@ constexpr bool sm80_fwd_blind_last(bool has_mask, int m_blocks) {
   return has_mask && m_blocks <= 8;
 }
 
-// Decoding (dispatch.cpp's fwd_route, fwd_kernel's FwdWalk::decode): calls
-// of at most kDecodeMaxRows query rows an item (after folding a group's
-// query heads into rows; typically 1-8), their key blocks split into at most
-// kMaxKvSplits parts, a part costing kKvSplitPartCost blocks beyond its own
-// (core::kv_splits). Reading K / V is the work there, so the plans have
-// one-slab warps: a warp without a row skips the blocks' softmax and P V (with the
-// two-slab warps of the d64 / d128 forward plans that branch spilled). Up
-// to d128, 64 rows of 4 warps with key blocks as large as their registers
-// allow; at d192 / d256 the forward's plans (64 rows of 4 warps spill
-// there: a thread's share of a V tile is 16 copies, and their addresses).
-// d128 keeps two stages of 128 keys in flight (144 KB, one CTA an SM). H100,
-// 2026-12-05, the decode grid (bench/sdpa_side_by_side.py --decode: 32 / 8
-// heads, batch 1 / 8 / 32, 1k-128k keys), against one stage of 128 keys (two
-// CTAs an SM): batch 1 -1.7..-11% latency (4k keys 26.7 -> 23.7 us), batch 8
-// level, batch 32 +0.5..+4% (its 256 items fill the two-CTA plan's slots in
-// one round); three stages of 64 keys (two CTAs an SM) lost everywhere.
+// Decoding (dispatch.cpp's fwd_route, decode_kernel.cuh): calls of at most
+// kDecodeMaxRows query rows an item (after folding a group's query heads
+// into rows; typically 1-8) in items of 16 rows, their key blocks split
+// into at most kMaxKvSplits parts, a part costing kKvSplitPartCost blocks
+// beyond its own (core::kv_splits). A plan's block_m is the kernel's 16
+// rows; its warps split each key block. d128, H100 2026-12-05 (decode
+// grid): three stages of 64 keys (two CTAs an SM) level with two of 128
+// but for batch 1 at 1k keys (-4%) and batch 8 at 64k-128k (+1-1.5%); 8
+// warps of 16 keys spilled. d32 / d64 / d96 follow d128 unmeasured (d64
+// reads 0-7% slower than the forward's 64-row decode walk did: NOTES).
 inline constexpr int kDecodeMaxRows = 64;
 inline constexpr int kMaxKvSplits = 64;
 inline constexpr int kKvSplitPartCost = 2;
 constexpr core::TilePlan sm80_fwd_decode_plan(int head_dim) {
   switch (head_dim) {
-    case 32: return {64, 128, 32, 4, 2};
-    case 64: return {64, 128, 64, 4, 1};
-    case 96: return {64, 64, 96, 4, 2};
-    case 128: return {64, 128, 128, 4, 2};
-    default: return sm80_fwd_plan(head_dim);  // 192, 256: 128 rows of 8 warps
+    case 32: return {16, 128, 32, 4, 2};
+    case 64: return {16, 128, 64, 4, 2};
+    case 96: return {16, 128, 96, 4, 2};
+    case 128: return {16, 128, 128, 4, 2};
+    case 192: return {16, 64, 192, 4, 2};
+    case 256: return {16, 64, 256, 4, 2};
+    default: return {};
   }
 }
 
