@@ -29,8 +29,10 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IMPLEMENTATIONS = ("fa2", "flash", "cudnn", "efficient")
-# fa2 with FA2_CUDA_PATH=sm80: our sm80 kernels on a Hopper GPU (opt-in).
-OPTIONAL_IMPLEMENTATIONS = ("fa2_sm80",)
+# Opt-in: fa2_sm80 is fa2 with FA2_CUDA_PATH=sm80 (our sm80 kernels on a
+# Hopper GPU); fa2_bhsd is fa2 reading SDPA's own [b, h, s, d] tensors in
+# place through strides, the peers' memory layout.
+OPTIONAL_IMPLEMENTATIONS = ("fa2_sm80", "fa2_bhsd")
 DTYPES = ("bf16", "fp16")
 MODES = ("fwd", "bwd")
 
@@ -183,12 +185,12 @@ class Timer:
 def attention_functions(torch, impl, gqa=False):
     """attend(q, k, v, causal) for one implementation on its own layout;
     gqa: fewer K/V heads than query heads."""
-    if impl in ("fa2", "fa2_sm80"):
+    if impl.startswith("fa2"):
         package_dir = os.path.join(HERE, "..", "python")
         if package_dir not in sys.path:
             sys.path.insert(0, package_dir)
         import fa2
-        # fa2_sm80 is the same call; measure_shape sets FA2_CUDA_PATH around it.
+        # fa2_sm80 / fa2_bhsd are the same call; measure_shape sets FA2_CUDA_PATH around it.
         return lambda q, k, v, causal: fa2.flash_attn_func(q, k, v, causal=causal)
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -229,7 +231,10 @@ def measure_shape(torch, timer, args, index, dtype, d, causal, s, b, h):
         for impl in measurement_order(args.impls, index * args.rounds + r):
             if impl in errors:
                 continue
-            q, k, v, dout = layouts["fa2" if impl.startswith("fa2") else "sdpa"]
+            q, k, v, dout = layouts["fa2" if impl in ("fa2", "fa2_sm80") else "sdpa"]
+            leaves = [q, k, v]
+            if impl == "fa2_bhsd":  # [b, s, h, d] views of SDPA's tensors
+                q, k, v, dout = (x.transpose(1, 2) for x in (q, k, v, dout))
             if impl == "fa2_sm80":  # read by the library per call, forward and backward
                 os.environ["FA2_CUDA_PATH"] = "sm80"
             try:
@@ -241,7 +246,7 @@ def measure_shape(torch, timer, args, index, dtype, d, causal, s, b, h):
                     times[impl][0].append(timer(lambda: attend(q, k, v, causal)))
                 if "bwd" in args.modes:
                     times[impl][1].append(timer(lambda: out.backward(dout, retain_graph=True),
-                                                grad_to_none=[q, k, v]))
+                                                grad_to_none=leaves))
             except Exception as e:  # a peer without a kernel for this shape: n/a
                 errors[impl] = (str(e).splitlines() or [type(e).__name__])[0][:160]
             finally:
@@ -294,7 +299,9 @@ def measure_decode(torch, timer, args, b, kv):
         row = {"b": b, "kv": kv, "backend": impl}
         try:
             attend = attention_functions(torch, impl, gqa=True)
-            operands = native["fa2" if impl.startswith("fa2") else "sdpa"]
+            operands = native["fa2" if impl in ("fa2", "fa2_sm80") else "sdpa"]
+            if impl == "fa2_bhsd":
+                operands = [x.transpose(1, 2) for x in operands]
             ms = timer(lambda: attend(*operands, False))
             row.update(us=ms * 1e3, tbs=kv_bytes / ms / 1e9)
         except Exception as e:

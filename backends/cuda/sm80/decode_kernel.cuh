@@ -68,6 +68,12 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   const uint32_t sK = sQ + QTile::kBytes;             // kStages tiles
   const uint32_t sV = sK + kStages * KVTile::kBytes;  // kStages tiles
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // fwd_combine's CTAs may launch once every CTA here has started; they
+  // wait in griddepcontrol.wait for this grid's end and its writes, so
+  // their launch hides behind this grid's work (fwd_combine.cu).
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int part = int(blockIdx.x % unsigned(p.kv_splits));
   const core::FwdItem item = core::fwd_item(p, kRows, int64_t(blockIdx.x / unsigned(p.kv_splits)),
