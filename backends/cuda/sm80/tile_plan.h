@@ -78,8 +78,9 @@ constexpr bool sm80_fwd_blind_last(bool has_mask, int m_blocks) {
 // rows; its warps split each key block. d128, H100 2026-12-05 (decode
 // grid): three stages of 64 keys (two CTAs an SM) level with two of 128
 // but for batch 1 at 1k keys (-4%) and batch 8 at 64k-128k (+1-1.5%); 8
-// warps of 16 keys spilled. d32 / d64 / d96 follow d128 unmeasured (d64
-// reads 0-7% slower than the forward's 64-row decode walk did: NOTES).
+// warps of 16 keys spilled. d32 / d64 / d96 follow d128. d64, H100
+// 2026-12-06: three stages (two CTAs an SM) faster or level everywhere
+// (batch 32 4k -7%), waiting for the conformance suite (NOTES, 23:50–).
 inline constexpr int kDecodeMaxRows = 64;
 inline constexpr int kMaxKvSplits = 64;
 inline constexpr int kKvSplitPartCost = 2;
