@@ -86,6 +86,22 @@ struct BwdItem {
   int batch, head_kv, n_block;
 };
 
+// Where a forward item's Q rows (from row0 of its sequence) and its key
+// head's K and V start, as elements of type T.
+template <class T>
+struct FwdOperands {
+  const T *q, *k, *v;
+};
+template <class T>
+FA2_INLINE FwdOperands<T> fwd_operands(const AttnParams &p, const FwdItem &item,
+                                       const SeqInfo &seq, int row0) {
+  const int head_kv = kv_head_of(p, item.head_q);
+  return {static_cast<const T *>(p.q.data) +
+              row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q),
+          static_cast<const T *>(p.k.data) + row_offset(p.k, item.batch, seq.k_row0, 0, head_kv),
+          static_cast<const T *>(p.v.data) + row_offset(p.v, item.batch, seq.k_row0, 0, head_kv)};
+}
+
 FA2_INLINE int64_t fwd_items(const AttnParams &p, int block_m) {
   return int64_t(p.batch) * p.heads_q * ceil_div(p.seqlen_q, block_m);
 }

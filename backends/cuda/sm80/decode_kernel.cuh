@@ -86,13 +86,8 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   const core::BlockRange blocks =
       core::split_range(core::key_blocks(mask, item.m_block, kRows, kBlockN), part, p.kv_splits);
 
-  const int head_kv = core::kv_head_of(p, item.head_q);
-  const T *q = static_cast<const T *>(p.q.data) +
-               core::row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q);
-  const T *k = static_cast<const T *>(p.k.data) +
-               core::row_offset(p.k, item.batch, seq.k_row0, 0, head_kv);
-  const T *v = static_cast<const T *>(p.v.data) +
-               core::row_offset(p.v, item.batch, seq.k_row0, 0, head_kv);
+  const core::FwdOperands<T> operands = core::fwd_operands<T>(p, item, seq, row0);
+  const T *q = operands.q, *k = operands.k, *v = operands.v;
   const int num_blocks = blocks.end - blocks.begin;
   // Block i of the part into stage i % kStages; past the last block the
   // group is still committed (empty), which keeps the wait counts uniform.

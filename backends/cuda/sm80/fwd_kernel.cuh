@@ -134,13 +134,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   // Prologue: Q, then the first kStages - 1 K/V blocks, one group each
   // (kStages = 1: K of the first block; kPrologueGroups > 1: Q and that K
   // together, a group per kGroupCols columns).
-  const int head_kv = core::kv_head_of(p, item.head_q);
-  const T *q = static_cast<const T *>(p.q.data) +
-               core::row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q);
-  const T *k = static_cast<const T *>(p.k.data) +
-               core::row_offset(p.k, item.batch, seq.k_row0, 0, head_kv);
-  const T *v = static_cast<const T *>(p.v.data) +
-               core::row_offset(p.v, item.batch, seq.k_row0, 0, head_kv);
+  const core::FwdOperands<T> operands = core::fwd_operands<T>(p, item, seq, row0);
+  const T *q = operands.q, *k = operands.k, *v = operands.v;
   if constexpr (K::kPrologueGroups == 1) {
     load_tile_async<QTile, K::kThreads>(sQ, q, p.q.stride_seq, rows_valid, p.head_dim, tid);
     cp_async_commit();
