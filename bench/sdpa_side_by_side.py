@@ -20,7 +20,9 @@ table, and with --plot draws the charts (bench/plot_results.py).
 --decode runs the decode grid of ../shared/anchors/decode_anchors.py instead:
 one query token per sequence against a KV cache (32 query heads, 8 KV heads,
 head dim 128 or --decode-head-dim, bf16), latency and KV bytes read per
-second, to sdpa_decode.json."""
+second, to sdpa_decode.json; --decode-queries N gives each sequence N query
+tokens (drafted tokens of speculative decoding, no mask: SDPA's causal mask
+is top-left aligned, fa2's bottom-right)."""
 import argparse
 import json
 import os
@@ -79,6 +81,8 @@ def parse_args(argv=None):
     p.add_argument("--decode", action="store_true", help="the decode grid instead of the paper's")
     p.add_argument("--decode-head-dim", type=int, default=128,
                    help="the decode grid's head dim (the anchors' is 128)")
+    p.add_argument("--decode-queries", type=int, default=1,
+                   help="query tokens a sequence in the decode grid (the anchors' is 1)")
     args = p.parse_args(argv)
     for s in args.seqlens:
         if s <= 0 or args.tokens % s:
@@ -289,7 +293,7 @@ def format_decode_table(rows):
 
 def measure_decode(torch, timer, args, b, kv):
     d = args.decode_head_dim
-    q = torch.randn(b, DECODE_HEADS_Q, 1, d, device="cuda", dtype=torch.bfloat16)
+    q = torch.randn(b, DECODE_HEADS_Q, args.decode_queries, d, device="cuda", dtype=torch.bfloat16)
     k, v = (torch.randn(b, DECODE_HEADS_KV, kv, d, device="cuda", dtype=torch.bfloat16)
             for _ in range(2))
     kv_bytes = 2 * k.numel() * k.element_size()
@@ -334,6 +338,7 @@ def main(argv=None):
             rows += measure_decode(torch, timer, args, b, kv)
             print(format_decode_table(rows[-len(args.impls):]).split("\n", 1)[1], flush=True)
         path = os.path.join(args.out, "sdpa_decode.json")
+        meta.update(head_dim=args.decode_head_dim, queries=args.decode_queries)
         write_json(path, meta, rows)
         print("\n" + format_decode_table(rows) + "\n\nwrote " + path)
         return

@@ -97,7 +97,10 @@ BwdLauncher hopper_bwd_of_type(int bucket, bool varlen) {
 
 FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels, int64_t slots) {
   FwdRoute route{p};
-  const bool fold = core::can_fold_query_groups(p);
+  // Folded where a group's rows fit the route (a few drafted tokens); a
+  // longer call keeps its heads, each item reading K / V for its own rows.
+  const bool fold = core::can_fold_query_groups(p) &&
+                    int64_t(p.seqlen_q) * p.group_size <= kDecodeMaxRows;
   const core::AttnParams folded = fold ? core::fold_query_groups(p) : p;
   if (folded.seqlen_q > kDecodeMaxRows || folded.seqlen_q == 0 || folded.seqlen_k == 0)
     return route;

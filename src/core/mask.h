@@ -65,17 +65,20 @@ FA2_INLINE BlockRange span_of(const BlockRange &a, const BlockRange &b) {
   return {min_i(a.begin, b.begin), max_i(a.end, b.end)};
 }
 
-// Forward / dQ loop: key blocks of size block_n that query block m_block
-// (rows [m_block*block_m, ...)) must visit. Blocks wholly invisible to every
-// row are skipped: this is where causal and window work disappears.
-FA2_INLINE BlockRange key_blocks(const Mask &mask, int m_block, int block_m, int block_n) {
-  const int row_first = m_block * block_m;
-  const int row_last = min_i(row_first + block_m, mask.seqlen_q) - 1;
-  if (row_last < row_first) return {0, 0};
-  const int first = mask.key_begin(row_first);
-  const int end = mask.key_end(row_last);
+// Forward / dQ loop: key blocks of size block_n that query rows
+// [rows.begin, rows.end) inside the sequence must visit, and those of query
+// block m_block (rows [m_block*block_m, ...)). Blocks wholly invisible to
+// every row are skipped: this is where causal and window work disappears.
+FA2_INLINE BlockRange key_blocks_of_rows(const Mask &mask, const IndexRange &rows, int block_n) {
+  if (rows.empty()) return {0, 0};
+  const int first = mask.key_begin(rows.begin);
+  const int end = mask.key_end(rows.end - 1);
   if (end <= first) return {0, 0};
   return {first / block_n, ceil_div(end, block_n)};
+}
+FA2_INLINE BlockRange key_blocks(const Mask &mask, int m_block, int block_m, int block_n) {
+  const int row_first = m_block * block_m;
+  return key_blocks_of_rows(mask, {row_first, min_i(row_first + block_m, mask.seqlen_q)}, block_n);
 }
 
 // Backward loop: query blocks that key block n_block must visit.

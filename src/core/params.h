@@ -60,6 +60,14 @@ struct AttnParams {
   float *out_partial = nullptr;  // [kv_splits, batch, heads_q, seqlen_q, head_dim]
   float *lse_partial = nullptr;  // [kv_splits, batch, heads_q, seqlen_q]
 
+  // Query heads folded into rows (work.h, fold_query_groups): each head's
+  // rows are the `heads` query heads of a group one after another,
+  // `positions` rows each; q and out keep their unfolded strides.
+  struct QueryFold {
+    int heads = 1;      // 1: not folded
+    int positions = 0;  // the unfolded seqlen_q
+  } fold;
+
   bool is_varlen() const { return cu_seqlens_q != nullptr; }
 };
 

@@ -86,8 +86,18 @@ struct BwdItem {
   int batch, head_kv, n_block;
 };
 
-// Where a forward item's Q rows (from row0 of its sequence) and its key
-// head's K and V start, as elements of type T.
+// Where a forward item's key head's K and V start, and its Q rows (from
+// row0 of its sequence; unfolded calls), as elements of type T.
+template <class T>
+struct KvOperands {
+  const T *k, *v;
+};
+template <class T>
+FA2_INLINE KvOperands<T> kv_operands(const AttnParams &p, const FwdItem &item, const SeqInfo &seq) {
+  const int head_kv = kv_head_of(p, item.head_q);
+  return {static_cast<const T *>(p.k.data) + row_offset(p.k, item.batch, seq.k_row0, 0, head_kv),
+          static_cast<const T *>(p.v.data) + row_offset(p.v, item.batch, seq.k_row0, 0, head_kv)};
+}
 template <class T>
 struct FwdOperands {
   const T *q, *k, *v;
@@ -95,11 +105,10 @@ struct FwdOperands {
 template <class T>
 FA2_INLINE FwdOperands<T> fwd_operands(const AttnParams &p, const FwdItem &item,
                                        const SeqInfo &seq, int row0) {
-  const int head_kv = kv_head_of(p, item.head_q);
+  const KvOperands<T> kv = kv_operands<T>(p, item, seq);
   return {static_cast<const T *>(p.q.data) +
               row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q),
-          static_cast<const T *>(p.k.data) + row_offset(p.k, item.batch, seq.k_row0, 0, head_kv),
-          static_cast<const T *>(p.v.data) + row_offset(p.v, item.batch, seq.k_row0, 0, head_kv)};
+          kv.k, kv.v};
 }
 
 FA2_INLINE int64_t fwd_items(const AttnParams &p, int block_m) {
@@ -129,33 +138,58 @@ FA2_INLINE FwdItem fwd_item(const AttnParams &p, int block_m, int64_t index) {
   return fwd_item(p, block_m, index, default_fwd_order(p));
 }
 
-// Decoding. One query row a sequence against a long KV cache leaves the
-// forward batch x heads items, too few to fill a GPU, and with grouped
-// heads it reads each K / V block once per query head. Two remedies:
+// Decoding. A few query rows a sequence (one, or a handful of drafted
+// tokens) against a long KV cache leave the forward batch x heads items,
+// too few to fill a GPU, and with grouped heads it reads each K / V block
+// once per query head. Two remedies:
 //
-// fold_query_groups: when the one query row sees every key, the query heads
-// of a group become the rows of one item, since they read the same K / V:
-// heads_q = heads_kv and seqlen_q = group_size, through the strides alone
-// (row r of KV head h is query head h * group + r). lse's [batch, heads_q,
-// 1] layout already is [batch, heads_kv, group]. The mask goes: bottom-right
-// aligned, the folded rows would each get a diagonal of their own. Forward
-// only (the backward's dK / dV sum over the group as before).
+// fold_query_groups: the query heads of a group read the same K / V, so
+// they become the rows of one item: heads_q = heads_kv and seqlen_q =
+// group_size x seqlen_q, row r of head h being query head h x group + r /
+// seqlen_q at position r % seqlen_q (query_row). q and out keep their
+// strides, so their rows are addressed through query_row_offset; lse's
+// [batch, heads_q, seqlen_q] layout already is [batch, heads_kv, group x
+// seqlen_q] in that order. The mask applies to positions (query_mask_of,
+// query_positions). Forward only (the backward's dK / dV sum over the group
+// as before); not for varlen calls.
 FA2_INLINE bool can_fold_query_groups(const AttnParams &p) {
-  return p.cu_seqlens_q == nullptr && p.seqlen_q == 1 && p.group_size > 1 &&
-         p.window_left >= p.seqlen_k - 1;  // the row's first key is key 0; the last is always seen
+  return p.cu_seqlens_q == nullptr && p.group_size > 1 && p.fold.heads == 1;
 }
 FA2_INLINE AttnParams fold_query_groups(AttnParams p) {
-  p.q.stride_seq = p.q.stride_head;
-  p.q.stride_head *= p.group_size;
-  p.out.stride_seq = p.out.stride_head;
-  p.out.stride_head *= p.group_size;
-  p.seqlen_q = p.group_size;
+  p.fold = {p.group_size, p.seqlen_q};
+  p.seqlen_q *= p.group_size;
   p.heads_q = p.heads_kv;
   p.group_size = 1;
-  p.causal = false;
-  p.window_left = p.window_right = kUnlimited;
-  p.has_mask = false;
   return p;
+}
+// Row `row` of head `head_q` as the unfolded call's query head and position.
+struct QueryRow {
+  int head_q, position;
+};
+FA2_INLINE QueryRow query_row(const AttnParams &p, int head_q, int row) {
+  if (p.fold.heads == 1) return {head_q, row};
+  return {head_q * p.fold.heads + row / p.fold.positions, row % p.fold.positions};
+}
+// Element offset of that row in q or out (or any [batch, seq, heads_q, d]
+// operand), folded or not.
+FA2_INLINE int64_t query_row_offset(const AttnParams &p, const TensorRef &t, int b,
+                                    int64_t seq_row0, int head_q, int row) {
+  const QueryRow at = query_row(p, head_q, row);
+  return row_offset(t, b, seq_row0, at.position, at.head_q);
+}
+// The mask over the positions of a call's query rows, and the positions
+// rows [first, last] of a head hold: rows that run from one query head into
+// the next hold the ends of both, and the range covers every position.
+FA2_INLINE Mask query_mask_of(const AttnParams &p, const SeqInfo &s) {
+  Mask mask = mask_of(p, s);
+  if (p.fold.heads > 1) mask.seqlen_q = p.fold.positions;
+  return mask;
+}
+FA2_INLINE IndexRange query_positions(const AttnParams &p, int first, int last) {
+  if (p.fold.heads == 1) return {first, last + 1};
+  const int n = p.fold.positions;
+  if (first / n != last / n) return {0, n};
+  return {first % n, last % n + 1};
 }
 
 // Split-KV (AttnParams::kv_splits): part `split` of an item's key blocks,

@@ -175,11 +175,18 @@ std::vector<Case> decode() {
       make(FA2_DTYPE_BF16, 64, 1, 1, 2048, 4, 4, false),   // MHA: split only
       make(FA2_DTYPE_F16, 40, 1, 1, 3001, 4, 2, false),    // a padded head dim
       make(FA2_DTYPE_BF16, 256, 1, 1, 2500, 8, 1, false),  // 8 rows of 16 a warp
-      make(FA2_DTYPE_F16, 192, 1, 3, 1700, 2, 1, true),    // three rows, causal: no fold
+      make(FA2_DTYPE_F16, 192, 1, 3, 1700, 2, 1, true),    // three rows, causal: 6 folded
       make(FA2_DTYPE_BF16, 96, 2, 7, 5000, 4, 2, true),
-      make(FA2_DTYPE_F16, 32, 1, 64, 1500, 2, 1, true),    // the most rows the route takes
+      make(FA2_DTYPE_F16, 32, 1, 64, 1500, 2, 1, true),    // 128 rows: unfolded, 64 a head
+      // drafted tokens: causal over folded positions
+      make(FA2_DTYPE_BF16, 128, 2, 4, 4099, 32, 8, true),  // 4 x 4 rows: one item a KV head
+      make(FA2_DTYPE_F16, 64, 3, 5, 2000, 8, 1, true),     // items end inside a head's rows
+      make(FA2_DTYPE_BF16, 256, 1, 8, 1500, 8, 1, false),  // 64 rows: the most folded
+      make(FA2_DTYPE_F16, 64, 1, 6, 3, 4, 2, true),        // positions 0-2 see no key
+      with_window(make(FA2_DTYPE_F16, 128, 2, 3, 3000, 4, 2, true), 512, -1),
+      with_layout(make(FA2_DTYPE_BF16, 96, 2, 2, 1111, 6, 3, true), Layout::head_major),
       make(FA2_DTYPE_F32, 64, 2, 1, 777, 4, 2, false),
-      with_window(make(FA2_DTYPE_F16, 128, 2, 1, 3000, 4, 2, false), 512, -1),  // cut: no fold
+      with_window(make(FA2_DTYPE_F16, 128, 2, 1, 3000, 4, 2, false), 512, -1),  // cuts key 0
       with_layout(make(FA2_DTYPE_BF16, 64, 2, 1, 1111, 6, 2, false), Layout::head_major),
       with_layout(make(FA2_DTYPE_F16, 128, 1, 1, 2222, 4, 1, true), Layout::padded),
       // varlen: empty query and key sequences among long ones

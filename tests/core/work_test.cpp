@@ -206,33 +206,56 @@ TEST(Work, KvSplitsFillTheDeviceWithoutEmptyParts) {
 }
 
 TEST(Work, FoldedQueryGroupsAddressTheSameRows) {
-  AttnParams p = shape(3, 1, 100, 8, 2);  // [batch, 1, 8 heads, 16] contiguous
-  p.head_dim = 16;
-  p.window_left = p.window_right = kUnlimited;
-  p.q.stride_head = p.out.stride_head = 16, p.q.stride_seq = p.out.stride_seq = 8 * 16;
-  p.q.stride_batch = p.out.stride_batch = 8 * 16;
-  ASSERT_TRUE(can_fold_query_groups(p));
-  const AttnParams f = fold_query_groups(p);
-  EXPECT_EQ(f.heads_q, 2);
-  EXPECT_EQ(f.seqlen_q, 4);
-  EXPECT_EQ(f.group_size, 1);
-  EXPECT_FALSE(f.has_mask);
-  for (int b = 0; b < 3; ++b)
-    for (int h = 0; h < 2; ++h)
-      for (int r = 0; r < 4; ++r) {
-        EXPECT_EQ(row_offset(f.q, b, 0, r, h), row_offset(p.q, b, 0, 0, h * 4 + r));
-        EXPECT_EQ(row_offset(f.out, b, 0, r, h), row_offset(p.out, b, 0, 0, h * 4 + r));
-        EXPECT_EQ(row_stat_index(f, b, h, r), row_stat_index(p, b, h * 4 + r, 0));
-        EXPECT_EQ(kv_head_of(f, h), kv_head_of(p, h * 4 + r));
+  for (int seqlen_q : {1, 3, 7}) {
+    // [batch, seqlen_q, 8 heads, 16] contiguous, groups of 4 heads
+    AttnParams p = shape(3, seqlen_q, 100, 8, 2);
+    p.head_dim = 16;
+    p.window_left = kUnlimited, p.window_right = 0;
+    p.q.stride_head = p.out.stride_head = 16, p.q.stride_seq = p.out.stride_seq = 8 * 16;
+    p.q.stride_batch = p.out.stride_batch = seqlen_q * 8 * 16;
+    ASSERT_TRUE(can_fold_query_groups(p));
+    const AttnParams f = fold_query_groups(p);
+    EXPECT_EQ(f.heads_q, 2);
+    EXPECT_EQ(f.seqlen_q, 4 * seqlen_q);
+    EXPECT_EQ(f.group_size, 1);
+    EXPECT_FALSE(can_fold_query_groups(f));
+    const SeqInfo seq = seq_info(f, 0);
+    const Mask mask = mask_of(p, seq_info(p, 0)), folded_mask = query_mask_of(f, seq);
+    EXPECT_EQ(folded_mask.diag(), mask.diag());
+    std::set<int64_t> q_rows;
+    for (int b = 0; b < 3; ++b)
+      for (int h = 0; h < 2; ++h)
+        for (int r = 0; r < f.seqlen_q; ++r) {
+          const int head = h * 4 + r / seqlen_q, position = r % seqlen_q;
+          const QueryRow at = query_row(f, h, r);
+          EXPECT_EQ(at.head_q, head);
+          EXPECT_EQ(at.position, position);
+          const int64_t q_row = query_row_offset(f, f.q, b, 0, h, r);
+          EXPECT_EQ(q_row, row_offset(p.q, b, 0, position, head));
+          EXPECT_EQ(query_row_offset(f, f.out, b, 0, h, r), row_offset(p.out, b, 0, position, head));
+          EXPECT_EQ(row_stat_index(f, b, h, r), row_stat_index(p, b, head, position));
+          EXPECT_EQ(kv_head_of(f, h), kv_head_of(p, head));
+          q_rows.insert(q_row);
+        }
+    EXPECT_EQ(q_rows.size(), size_t(3 * 8 * seqlen_q));  // every query row once
+    // The positions of rows [first, last] of a head: every row's inside.
+    for (int first = 0; first < f.seqlen_q; ++first)
+      for (int last = first; last < f.seqlen_q; ++last) {
+        const IndexRange held = query_positions(f, first, last);
+        for (int r = first; r <= last; ++r) EXPECT_TRUE(held.contains(r % seqlen_q));
+        if (first / seqlen_q == last / seqlen_q)  // one head's rows: exact
+          EXPECT_EQ(held.end - held.begin, last - first + 1);
       }
-  p.window_right = 0;  // causal: the one row still sees every key
-  EXPECT_TRUE(can_fold_query_groups(p));
-  p.window_left = 98;  // a window that cuts key 0
+    // Unfolded calls: rows are positions.
+    EXPECT_EQ(query_row(p, 5, 2).head_q, 5);
+    EXPECT_EQ(query_row(p, 5, 2).position, 2);
+    EXPECT_EQ(query_positions(p, 2, 6).end, 7);
+    EXPECT_EQ(query_mask_of(p, seq_info(p, 0)).seqlen_q, seqlen_q);
+  }
+  AttnParams p = shape(1, 1, 100, 8, 2);
+  p.cu_seqlens_q = reinterpret_cast<const int32_t *>(&p);  // varlen: not folded
   EXPECT_FALSE(can_fold_query_groups(p));
-  p.window_left = 99;
-  EXPECT_TRUE(can_fold_query_groups(p));
-  p.seqlen_q = 2;
-  EXPECT_FALSE(can_fold_query_groups(p));
+  EXPECT_FALSE(can_fold_query_groups(shape(1, 1, 100, 8, 8)));  // no group
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Decoding on sm80 Tensor Cores: items of at most 16 query rows (one mma
-// slab; core::fold_query_groups makes a GQA group's query heads the rows)
-// against many keys.
+// slab; core::fold_query_groups makes a GQA group's query heads the rows,
+// so Q's and out's rows are addressed one by one) against many keys.
 //
 // An item's key blocks are split into AttnParams::kv_splits parts, a CTA
 // per part (blockIdx.x = item x parts + part: an item's parts start
@@ -82,12 +82,15 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   const int row0 = item.m_block * kRows;
   if (row0 >= seq.seqlen_q) return;  // a shorter sequence of a varlen batch
   const int rows_valid = core::min_i(seq.seqlen_q - row0, kRows);
-  const core::Mask mask = core::mask_of(p, seq);
-  const core::BlockRange blocks =
-      core::split_range(core::key_blocks(mask, item.m_block, kRows, kBlockN), part, p.kv_splits);
+  const int row_last = row0 + rows_valid - 1;
+  // The mask sees the rows' query positions (folded rows: several heads').
+  const core::Mask mask = core::query_mask_of(p, seq);
+  const core::IndexRange positions = core::query_positions(p, row0, row_last);
+  const core::BlockRange blocks = core::split_range(
+      core::key_blocks_of_rows(mask, positions, kBlockN), part, p.kv_splits);
 
-  const core::FwdOperands<T> operands = core::fwd_operands<T>(p, item, seq, row0);
-  const T *q = operands.q, *k = operands.k, *v = operands.v;
+  const core::KvOperands<T> operands = core::kv_operands<T>(p, item, seq);
+  const T *k = operands.k, *v = operands.v;
   const int num_blocks = blocks.end - blocks.begin;
   // Block i of the part into stage i % kStages; past the last block the
   // group is still committed (empty), which keeps the wait counts uniform.
@@ -100,7 +103,19 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
     load_tile_async<KVTile, K::kThreads>(sV + stage, v + key0 * p.v.stride_seq, p.v.stride_seq,
                                          seq.seqlen_k - key0, p.head_dim, tid);
   };
-  load_tile_async<QTile, K::kThreads>(sQ, q, p.q.stride_seq, rows_valid, p.head_dim, tid);
+  {  // Q row by row; rows past the item's and columns past head_dim zero-filled
+    const T *const q = static_cast<const T *>(p.q.data);
+    constexpr int kChunksPerRow = QTile::kCols / 8;
+#pragma unroll
+    for (int chunk = tid; chunk < kRows * kChunksPerRow; chunk += K::kThreads) {
+      const int row = chunk / kChunksPerRow, col = chunk % kChunksPerRow * 8;
+      const bool valid = row < rows_valid && col < p.head_dim;
+      const T *src = valid ? q + core::query_row_offset(p, p.q, item.batch, seq.q_row0,
+                                                        item.head_q, row0 + row) + col
+                           : q;
+      cp_async_16(QTile::addr(sQ, row, col), src, valid);
+    }
+  }
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i) {
     load_block(i);
@@ -115,9 +130,11 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   typename QTile::Walk q_walk = RowsA<QTile>::walk(sQ, 0, lane);
   const uint32_t warp_keys = 2u * uint32_t(KVTile::offset(warp * K::kWarpKeys, 0));
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
-  // Rows past the item's end are never written: only its own rows decide
-  // whether a block needs the per-element mask.
-  const int row_last = row0 + rows_valid - 1;
+  // The positions of this thread's two rows. Rows past the item's end are
+  // never written: only its own rows decide whether a block needs the
+  // per-element mask.
+  const int position[2] = {core::query_row(p, item.head_q, row0 + group).position,
+                           core::query_row(p, item.head_q, row0 + 8 + group).position};
   for (int i = 0; i < num_blocks; ++i) {
     cp_async_wait<kStages - 2>();
     __syncthreads();  // block i is visible to all; the stage of block i - 1 is free
@@ -131,12 +148,13 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
     float s[1][2][K::kWarpKeys / 4];
     zero<1, K::kWarpKeys>(s);
     gemm_nt<T, QTile, WarpKV, 1, K::kWarpKeys, kHeadDim, kHeadDim / 16>(s, q_walk, k_walk);
-    if (core::span_needs_mask(mask, row0, row_last, key0, key0 + K::kWarpKeys - 1)) {
+    if (core::span_needs_mask(mask, positions.begin, positions.end - 1, key0,
+                              key0 + K::kWarpKeys - 1)) {
 #pragma unroll
       for (int h = 0; h < 2; ++h)
 #pragma unroll
         for (int c = 0; c < K::kWarpKeys / 4; ++c)
-          if (!mask.visible(row0 + 8 * h + group, key0 + 8 * (c / 2) + 2 * in_quad + c % 2))
+          if (!mask.visible(position[h], key0 + 8 * (c / 2) + 2 * in_quad + c % 2))
             s[0][h][c] = -INFINITY;
     }
 #pragma unroll
@@ -195,8 +213,7 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
       (to_parts ? int64_t(part) * p.batch * p.heads_q * p.seqlen_q : 0) +
       core::row_stat_index(p, item.batch, item.head_q, row0);
   if (tid < rows_valid) (to_parts ? p.lse_partial : p.lse)[stat0 + tid] = row_lse[tid];
-  T *const out = static_cast<T *>(p.out.data) +
-                 core::row_offset(p.out, item.batch, seq.q_row0, row0, item.head_q);
+  T *const out = static_cast<T *>(p.out.data);
   const int columns4 = p.head_dim / 4;
   for (int i = tid; i < rows_valid * columns4; i += K::kThreads) {
     const int row = i / columns4, col = 4 * (i % columns4);
@@ -211,7 +228,9 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
     if (to_parts)
       *reinterpret_cast<float4 *>(p.out_partial + (stat0 + row) * p.head_dim + col) = sum;
     else
-      *reinterpret_cast<uint2 *>(out + row * p.out.stride_seq + col) =
+      *reinterpret_cast<uint2 *>(
+          out + core::query_row_offset(p, p.out, item.batch, seq.q_row0, item.head_q, row0 + row) +
+          col) =
           make_uint2(Element<T>::pack(sum.x, sum.y), Element<T>::pack(sum.z, sum.w));
   }
 }

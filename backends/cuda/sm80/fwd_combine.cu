@@ -14,14 +14,18 @@
 namespace fa2::cuda {
 namespace {
 
-// A CTA a row: warp 0 works out the parts' weights, then warp w sums the
-// parts w, w + 4, ... over all columns, a lane four columns at a time, and
-// the four sums meet in shared memory. The loads of four parts are in
-// flight at once in each warp: at batch 1 a step has 32 rows of 16-64 parts,
-// and a warp a row that walked its parts one by one took 4.6-6.4 us, this
-// 2.6-2.8 us (torch.profiler, H100, 2026-12-05; cuDNN's reduction 2.0-2.9).
+// A CTA a row: warp w sums the parts w, w + 4, ... over all columns, a
+// lane four columns at a time, and the four sums meet in shared memory.
+// Each warp first issues the loads of its first kAhead parts' columns and
+// of every part's lse, then works out the parts' weights itself while they
+// arrive: one trip to L2 before the sums rather than two in a row (lse,
+// then the parts) with a barrier between. At batch 1 a step has 32 rows of
+// 16-64 parts; a warp a row that walked its parts one by one took 4.6-6.4
+// us, four warps 2.6-2.8 us (torch.profiler, H100, 2026-12-05; cuDNN's
+// reduction 2.0-2.9).
 constexpr int kCombineWarps = 4;
-constexpr int kMaxColumns4 = 256 / 4;  // float4 columns of the largest head dim
+constexpr int kAhead = 4;                   // parts a warp loads before the weights
+constexpr int kLaneColumns = 256 / 4 / 32;  // float4 columns a lane, largest head dim
 
 __device__ inline float warp_max(float x) {
 #pragma unroll
@@ -33,11 +37,14 @@ __device__ inline float warp_sum(float x) {
   for (int d = 16; d > 0; d /= 2) x += __shfl_xor_sync(0xffffffffu, x, d);
   return x;
 }
+__device__ inline void add_scaled(float4 &acc, float w, const float4 &o) {
+  acc.x += w * o.x, acc.y += w * o.y, acc.z += w * o.z, acc.w += w * o.w;
+}
 
 template <class T>
 __global__ void __launch_bounds__(kCombineWarps * 32) fwd_combine_kernel(const core::AttnParams p) {
-  __shared__ float weight[kMaxKvSplits];
-  __shared__ float4 warp_sums[kCombineWarps][kMaxColumns4];
+  __shared__ float weight[kCombineWarps][kMaxKvSplits];
+  __shared__ float4 warp_sums[kCombineWarps][kLaneColumns * 32];
   const int64_t rows = int64_t(p.batch) * p.heads_q * p.seqlen_q;
   const int64_t index = blockIdx.x;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -50,49 +57,69 @@ __global__ void __launch_bounds__(kCombineWarps * 32) fwd_combine_kernel(const c
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 
-  if (warp == 0) {
-    float part_lse[kMaxKvSplits / 32];
-    float top = -INFINITY;
-#pragma unroll
-    for (int j = 0; j < kMaxKvSplits / 32; ++j) {
-      const int s = lane + 32 * j;
-      part_lse[j] = s < p.kv_splits ? p.lse_partial[s * rows + index] : -INFINITY;
-      top = fmaxf(top, part_lse[j]);
-    }
-    top = warp_max(top);
-    float sum = 0.f;
-#pragma unroll
-    for (int j = 0; j < kMaxKvSplits / 32; ++j)
-      if (part_lse[j] != -INFINITY) sum += expf(part_lse[j] - top);
-    const float lse = top == -INFINITY ? -INFINITY : top + logf(warp_sum(sum));
-#pragma unroll
-    for (int j = 0; j < kMaxKvSplits / 32; ++j)
-      weight[lane + 32 * j] = part_lse[j] == -INFINITY ? 0.f : expf(part_lse[j] - lse);
-    if (lane == 0) p.lse[index] = lse;
-  }
-  __syncthreads();
-
   const int columns4 = p.head_dim / 4;  // head_dim: a multiple of 8
-  for (int c = lane; c < columns4; c += 32) {
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 4
-    for (int s = warp; s < p.kv_splits; s += kCombineWarps) {
-      const float w = weight[s];
-      const float *part = p.out_partial + (s * rows + index) * p.head_dim;
-      const float4 o = reinterpret_cast<const float4 *>(part)[c];
-      acc.x += w * o.x, acc.y += w * o.y, acc.z += w * o.z, acc.w += w * o.w;
+  const float4 *parts = reinterpret_cast<const float4 *>(p.out_partial) + index * columns4;
+  const int64_t part_stride = rows * columns4;  // float4s from one part of a row to the next
+  const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  float4 ahead[kAhead][kLaneColumns];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a) {
+    const int s = warp + kCombineWarps * a;
+#pragma unroll
+    for (int i = 0; i < kLaneColumns; ++i) {
+      const int c = lane + 32 * i;
+      ahead[a][i] = s < p.kv_splits && c < columns4 ? parts[s * part_stride + c] : zero;
     }
-    warp_sums[warp][c] = acc;
+  }
+
+  float part_lse[kMaxKvSplits / 32];
+  float top = -INFINITY;
+#pragma unroll
+  for (int j = 0; j < kMaxKvSplits / 32; ++j) {
+    const int s = lane + 32 * j;
+    part_lse[j] = s < p.kv_splits ? p.lse_partial[s * rows + index] : -INFINITY;
+    top = fmaxf(top, part_lse[j]);
+  }
+  top = warp_max(top);
+  float sum = 0.f;
+#pragma unroll
+  for (int j = 0; j < kMaxKvSplits / 32; ++j)
+    if (part_lse[j] != -INFINITY) sum += expf(part_lse[j] - top);
+  const float lse = top == -INFINITY ? -INFINITY : top + logf(warp_sum(sum));
+  float *const w = weight[warp];  // this warp's copy: no barrier between the warps
+#pragma unroll
+  for (int j = 0; j < kMaxKvSplits / 32; ++j)
+    w[lane + 32 * j] = part_lse[j] == -INFINITY ? 0.f : expf(part_lse[j] - lse);
+  if (threadIdx.x == 0) p.lse[index] = lse;
+  __syncwarp();
+
+  float4 acc[kLaneColumns];
+#pragma unroll
+  for (int i = 0; i < kLaneColumns; ++i) {
+    acc[i] = zero;
+#pragma unroll
+    for (int a = 0; a < kAhead; ++a)  // parts past kv_splits weigh 0 and loaded 0
+      add_scaled(acc[i], w[warp + kCombineWarps * a], ahead[a][i]);
+  }
+  // More parts than kCombineWarps x kAhead: the rest four at a time a warp.
+#pragma unroll
+  for (int i = 0; i < kLaneColumns; ++i) {
+    const int c = lane + 32 * i;
+    if (c >= columns4) break;
+#pragma unroll 4
+    for (int s = warp + kCombineWarps * kAhead; s < p.kv_splits; s += kCombineWarps)
+      add_scaled(acc[i], w[s], parts[s * part_stride + c]);
+    warp_sums[warp][c] = acc[i];
   }
   __syncthreads();
 
   T *out = static_cast<T *>(p.out.data) +
-           core::row_offset(p.out, at.batch, seq.q_row0, at.row, at.head_q);
+           core::query_row_offset(p, p.out, at.batch, seq.q_row0, at.head_q, at.row);
   for (int c = threadIdx.x; c < columns4; c += kCombineWarps * 32) {
     float4 total = warp_sums[0][c];
 #pragma unroll
-    for (int w = 1; w < kCombineWarps; ++w) {
-      const float4 x = warp_sums[w][c];
+    for (int v = 1; v < kCombineWarps; ++v) {
+      const float4 x = warp_sums[v][c];
       total.x += x.x, total.y += x.y, total.z += x.z, total.w += x.w;
     }
     *reinterpret_cast<uint2 *>(out + 4 * c) =
@@ -126,7 +153,8 @@ fa2_status_t combine_waits(bool &waits, std::string &why) {
 
 template <class T>
 fa2_status_t launch_fwd_combine(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
-  static_assert(kMaxKvSplits % 32 == 0, "a warp's lanes over the parts");
+  static_assert(kMaxKvSplits % 32 == 0 && kCombineWarps * kAhead <= kMaxKvSplits,
+                "a warp's lanes over the parts");
   unsigned grid = 0;
   const fa2_status_t status = grid_size(int64_t(p.batch) * p.heads_q * p.seqlen_q, grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
