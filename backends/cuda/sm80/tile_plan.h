@@ -78,10 +78,12 @@ constexpr bool sm80_fwd_blind_last(bool has_mask, int m_blocks) {
 // rows; its warps split each key block. d128, H100 2026-12-05 (decode
 // grid): three stages of 64 keys (two CTAs an SM) level with two of 128
 // but for batch 1 at 1k keys (-4%) and batch 8 at 64k-128k (+1-1.5%); 8
-// warps of 16 keys spilled. d32 / d96 follow d128. d64, H100 2026-12-06
-// (two runs, rotated): three stages of 128 keys (two CTAs an SM) faster or
-// level everywhere against two (batch 32 4k -7%, 16k -3%); 256 keys in two
-// stages lost 5-8% at 1k-4k keys and won 1-2% from 64k.
+// warps of 16 keys spilled. d64, H100 2026-12-06 (two runs, rotated):
+// three stages of 128 keys (two CTAs an SM) faster or level everywhere
+// against two (batch 32 4k -7%, 16k -3%); 256 keys in two stages lost 5-8%
+// at 1k-4k keys and won 1-2% from 64k. d96, the same day: three stages
+// (one CTA an SM on an H100) 1-3% faster from 4k keys; d32: level either
+// way, left at two.
 inline constexpr int kDecodeMaxRows = 64;
 inline constexpr int kMaxKvSplits = 64;
 inline constexpr int kKvSplitPartCost = 2;
@@ -89,7 +91,7 @@ constexpr core::TilePlan sm80_fwd_decode_plan(int head_dim) {
   switch (head_dim) {
     case 32: return {16, 128, 32, 4, 2};
     case 64: return {16, 128, 64, 4, 3};
-    case 96: return {16, 128, 96, 4, 2};
+    case 96: return {16, 128, 96, 4, 3};
     case 128: return {16, 128, 128, 4, 2};
     case 192: return {16, 64, 192, 4, 2};
     case 256: return {16, 64, 256, 4, 2};
