@@ -86,8 +86,25 @@ struct BwdItem {
   int batch, head_kv, n_block;
 };
 
-// Where a forward item's key head's K and V start, and its Q rows (from
-// row0 of its sequence; unfolded calls), as elements of type T.
+// Where a forward item's Q rows (from row0 of its sequence; unfolded
+// calls: folded rows are addressed one by one, query_row_offset) and its key
+// head's K and V start, as elements of type T; the decoding kernel takes K
+// and V only. (fwd_operands written out rather than through kv_operands:
+// the sm80 forward's code stays as measured; through it ptxas schedules the
+// address arithmetic of 14 of the 16 sm80 forward units differently.)
+template <class T>
+struct FwdOperands {
+  const T *q, *k, *v;
+};
+template <class T>
+FA2_INLINE FwdOperands<T> fwd_operands(const AttnParams &p, const FwdItem &item,
+                                       const SeqInfo &seq, int row0) {
+  const int head_kv = kv_head_of(p, item.head_q);
+  return {static_cast<const T *>(p.q.data) +
+              row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q),
+          static_cast<const T *>(p.k.data) + row_offset(p.k, item.batch, seq.k_row0, 0, head_kv),
+          static_cast<const T *>(p.v.data) + row_offset(p.v, item.batch, seq.k_row0, 0, head_kv)};
+}
 template <class T>
 struct KvOperands {
   const T *k, *v;
@@ -97,18 +114,6 @@ FA2_INLINE KvOperands<T> kv_operands(const AttnParams &p, const FwdItem &item, c
   const int head_kv = kv_head_of(p, item.head_q);
   return {static_cast<const T *>(p.k.data) + row_offset(p.k, item.batch, seq.k_row0, 0, head_kv),
           static_cast<const T *>(p.v.data) + row_offset(p.v, item.batch, seq.k_row0, 0, head_kv)};
-}
-template <class T>
-struct FwdOperands {
-  const T *q, *k, *v;
-};
-template <class T>
-FA2_INLINE FwdOperands<T> fwd_operands(const AttnParams &p, const FwdItem &item,
-                                       const SeqInfo &seq, int row0) {
-  const KvOperands<T> kv = kv_operands<T>(p, item, seq);
-  return {static_cast<const T *>(p.q.data) +
-              row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q),
-          kv.k, kv.v};
 }
 
 FA2_INLINE int64_t fwd_items(const AttnParams &p, int block_m) {
@@ -166,15 +171,15 @@ FA2_INLINE AttnParams fold_query_groups(AttnParams p) {
 struct QueryRow {
   int head_q, position;
 };
-FA2_INLINE QueryRow query_row(const AttnParams &p, int head_q, int row) {
+FA2_INLINE QueryRow query_row(const AttnParams &p, int row, int head_q) {
   if (p.fold.heads == 1) return {head_q, row};
   return {head_q * p.fold.heads + row / p.fold.positions, row % p.fold.positions};
 }
 // Element offset of that row in q or out (or any [batch, seq, heads_q, d]
-// operand), folded or not.
+// operand), folded or not; row_offset's arguments.
 FA2_INLINE int64_t query_row_offset(const AttnParams &p, const TensorRef &t, int b,
-                                    int64_t seq_row0, int head_q, int row) {
-  const QueryRow at = query_row(p, head_q, row);
+                                    int64_t seq_row0, int row, int head_q) {
+  const QueryRow at = query_row(p, row, head_q);
   return row_offset(t, b, seq_row0, at.position, at.head_q);
 }
 // The mask over the positions of a call's query rows, and the positions

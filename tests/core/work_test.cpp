@@ -227,12 +227,12 @@ TEST(Work, FoldedQueryGroupsAddressTheSameRows) {
       for (int h = 0; h < 2; ++h)
         for (int r = 0; r < f.seqlen_q; ++r) {
           const int head = h * 4 + r / seqlen_q, position = r % seqlen_q;
-          const QueryRow at = query_row(f, h, r);
+          const QueryRow at = query_row(f, r, h);
           EXPECT_EQ(at.head_q, head);
           EXPECT_EQ(at.position, position);
-          const int64_t q_row = query_row_offset(f, f.q, b, 0, h, r);
+          const int64_t q_row = query_row_offset(f, f.q, b, 0, r, h);
           EXPECT_EQ(q_row, row_offset(p.q, b, 0, position, head));
-          EXPECT_EQ(query_row_offset(f, f.out, b, 0, h, r), row_offset(p.out, b, 0, position, head));
+          EXPECT_EQ(query_row_offset(f, f.out, b, 0, r, h), row_offset(p.out, b, 0, position, head));
           EXPECT_EQ(row_stat_index(f, b, h, r), row_stat_index(p, b, head, position));
           EXPECT_EQ(kv_head_of(f, h), kv_head_of(p, head));
           q_rows.insert(q_row);
@@ -247,8 +247,8 @@ TEST(Work, FoldedQueryGroupsAddressTheSameRows) {
           EXPECT_EQ(held.end - held.begin, last - first + 1);
       }
     // Unfolded calls: rows are positions.
-    EXPECT_EQ(query_row(p, 5, 2).head_q, 5);
-    EXPECT_EQ(query_row(p, 5, 2).position, 2);
+    EXPECT_EQ(query_row(p, 2, 5).head_q, 5);
+    EXPECT_EQ(query_row(p, 2, 5).position, 2);
     EXPECT_EQ(query_positions(p, 2, 6).end, 7);
     EXPECT_EQ(query_mask_of(p, seq_info(p, 0)).seqlen_q, seqlen_q);
   }

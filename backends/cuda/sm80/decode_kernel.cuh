@@ -111,7 +111,7 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
       const int row = chunk / kChunksPerRow, col = chunk % kChunksPerRow * 8;
       const bool valid = row < rows_valid && col < p.head_dim;
       const T *src = valid ? q + core::query_row_offset(p, p.q, item.batch, seq.q_row0,
-                                                        item.head_q, row0 + row) + col
+                                                        row0 + row, item.head_q) + col
                            : q;
       cp_async_16(QTile::addr(sQ, row, col), src, valid);
     }
@@ -133,8 +133,8 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   // The positions of this thread's two rows. Rows past the item's end are
   // never written: only its own rows decide whether a block needs the
   // per-element mask.
-  const int position[2] = {core::query_row(p, item.head_q, row0 + group).position,
-                           core::query_row(p, item.head_q, row0 + 8 + group).position};
+  const int position[2] = {core::query_row(p, row0 + group, item.head_q).position,
+                           core::query_row(p, row0 + 8 + group, item.head_q).position};
   for (int i = 0; i < num_blocks; ++i) {
     cp_async_wait<kStages - 2>();
     __syncthreads();  // block i is visible to all; the stage of block i - 1 is free
@@ -229,7 +229,7 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
       *reinterpret_cast<float4 *>(p.out_partial + (stat0 + row) * p.head_dim + col) = sum;
     else
       *reinterpret_cast<uint2 *>(
-          out + core::query_row_offset(p, p.out, item.batch, seq.q_row0, item.head_q, row0 + row) +
+          out + core::query_row_offset(p, p.out, item.batch, seq.q_row0, row0 + row, item.head_q) +
           col) =
           make_uint2(Element<T>::pack(sum.x, sum.y), Element<T>::pack(sum.z, sum.w));
   }

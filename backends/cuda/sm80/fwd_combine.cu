@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32) fwd_combine_kernel(const c
   __syncthreads();
 
   T *out = static_cast<T *>(p.out.data) +
-           core::query_row_offset(p, p.out, at.batch, seq.q_row0, at.head_q, at.row);
+           core::query_row_offset(p, p.out, at.batch, seq.q_row0, at.row, at.head_q);
   for (int c = threadIdx.x; c < columns4; c += kCombineWarps * 32) {
     float4 total = warp_sums[0][c];
 #pragma unroll
