@@ -180,24 +180,29 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // The decoding kernel's occupancy is asked once per (dtype, head-dim
-  // bucket): every forward call and workspace query routes, and the query
-  // (with the attribute set before it) costs host time a decoding step has
-  // little of.
+  // The decoding kernels' occupancy is asked once per (dtype, head-dim
+  // bucket, slabs an item): every forward call and workspace query routes,
+  // and the query (with the attribute set before it) costs host time a
+  // decoding step has little of.
   fa2_status_t route_of(const core::AttnParams &p, const KernelSet &kernels, FwdRoute &route,
                         std::string &why) const {
     int bucket = 0;
     while (kHeadDimBuckets[bucket] != kernels.head_dim_bucket) ++bucket;
-    std::atomic<int> &cached = decode_ctas_per_sm_[p.dtype == core::Dtype::bf16][bucket];
-    int ctas = cached.load(std::memory_order_relaxed);
-    if (ctas == 0) {
-      DeviceGuard guard(device_);
-      FA2_CUDA_CHECK(guard.status());
-      const fa2_status_t status = kernels.fwd_decode_ctas_per_sm(ctas, why);
-      if (status != FA2_SUCCESS) return status;
-      cached.store(ctas, std::memory_order_relaxed);
+    int64_t slots[kDecodeMaxSlabs];
+    for (int slabs = 1; slabs <= kDecodeMaxSlabs; ++slabs) {
+      std::atomic<int> &cached =
+          decode_ctas_per_sm_[p.dtype == core::Dtype::bf16][bucket][slabs - 1];
+      int ctas = cached.load(std::memory_order_relaxed);
+      if (ctas == 0) {
+        DeviceGuard guard(device_);
+        FA2_CUDA_CHECK(guard.status());
+        const fa2_status_t status = kernels.fwd_decode_ctas_per_sm(slabs, ctas, why);
+        if (status != FA2_SUCCESS) return status;
+        cached.store(ctas, std::memory_order_relaxed);
+      }
+      slots[slabs - 1] = int64_t(sm_count_) * ctas;
     }
-    route = fwd_route(p, kernels, int64_t(sm_count_) * ctas);
+    route = fwd_route(p, kernels, slots);
     return FA2_SUCCESS;
   }
 
@@ -231,7 +236,8 @@ class CudaBackend final : public Backend {
   int device_;
   bool hopper_;
   int sm_count_;
-  mutable std::atomic<int> decode_ctas_per_sm_[2][std::size(kHeadDimBuckets)] = {};
+  mutable std::atomic<int> decode_ctas_per_sm_[2][std::size(kHeadDimBuckets)][kDecodeMaxSlabs] =
+      {};
 };
 
 }  // namespace

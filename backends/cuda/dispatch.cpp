@@ -95,7 +95,8 @@ BwdLauncher hopper_bwd_of_type(int bucket, bool varlen) {
 
 }  // namespace
 
-FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels, int64_t slots) {
+FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels,
+                   const int64_t (&slots)[kDecodeMaxSlabs]) {
   FwdRoute route{p};
   // Folded where a group's rows fit the route (a few drafted tokens); a
   // longer call keeps its heads, each item reading K / V for its own rows.
@@ -105,9 +106,16 @@ FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels, int64_t 
   if (folded.seqlen_q > kDecodeMaxRows || folded.seqlen_q == 0 || folded.seqlen_k == 0)
     return route;
   const core::TilePlan plan = sm80_fwd_decode_plan(kernels.head_dim_bucket);
-  int splits = core::kv_splits(core::fwd_items(folded, plan.block_m),
-                               core::ceil_div(folded.seqlen_k, plan.block_n), slots,
-                               kMaxKvSplits, kKvSplitPartCost);
+  const int slabs = sm80_fwd_decode_slabs(folded.seqlen_q);
+  const int key_blocks = core::ceil_div(folded.seqlen_k, plan.block_n);
+  int splits = core::kv_splits(core::fwd_items(folded, slabs * plan.block_m), key_blocks,
+                               slots[slabs - 1], kMaxKvSplits, kKvSplitPartCost);
+  // Two slabs halve the items: where one slab's would fill the device
+  // unsplit, the halved ones split only over many keys (sm80/tile_plan.h).
+  if (slabs > 1 && key_blocks < kDecodeSlabSplitMinBlocks &&
+      core::kv_splits(core::fwd_items(folded, plan.block_m), key_blocks, slots[0], kMaxKvSplits,
+                      kKvSplitPartCost) == 1)
+    splits = 1;
   // The parts' [splits, rows, head_dim] and [splits, rows] floats.
   uint64_t lse_floats = 0, out_bytes = 0, lse_offset = 0, bytes = 0;
   const uint64_t rows = uint64_t(p.batch) * uint64_t(p.heads_q) * uint64_t(p.seqlen_q);

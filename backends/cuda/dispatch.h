@@ -8,6 +8,7 @@
 
 #include "core/params.h"
 #include "fa2/fa2.h"
+#include "sm80/tile_plan.h"
 
 namespace fa2::cuda {
 
@@ -21,7 +22,7 @@ struct KernelSet {
   int head_dim_bucket = 0;  // the kernel's head dim
   FwdLauncher fwd = nullptr;
   FwdLauncher fwd_decode = nullptr;  // sm80/launch.h: the split forward and its combine
-  fa2_status_t (*fwd_decode_ctas_per_sm)(int &, std::string &) = nullptr;
+  fa2_status_t (*fwd_decode_ctas_per_sm)(int slabs, int &, std::string &) = nullptr;
   BwdLauncher bwd = nullptr;
   fa2_status_t (*bwd_delta)(const core::AttnParams &, const BwdScratch &, cudaStream_t,
                             std::string &) = nullptr;
@@ -45,9 +46,10 @@ struct FwdRoute {
   uint64_t partial_bytes = 0;
   uint64_t lse_partial_offset = 0;
 };
-// `slots`: the decoding kernel's CTAs the device runs at once (SMs x
-// KernelSet::fwd_decode_ctas_per_sm).
-FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels, int64_t slots);
+// `slots[s - 1]`: the CTAs of the decoding kernel of s slabs an item that
+// the device runs at once (SMs x KernelSet::fwd_decode_ctas_per_sm).
+FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels,
+                   const int64_t (&slots)[kDecodeMaxSlabs]);
 
 // The Hopper kernel for this call when the build has one and the TMA can
 // read its operands (sm90::tma_covers), else nullptr: the caller then runs

@@ -183,6 +183,12 @@ std::vector<Case> decode() {
       make(FA2_DTYPE_F16, 64, 3, 5, 2000, 8, 1, true),     // items end inside a head's rows
       make(FA2_DTYPE_BF16, 256, 1, 8, 1500, 8, 1, false),  // 64 rows: the most folded
       make(FA2_DTYPE_F16, 64, 1, 6, 3, 4, 2, true),        // positions 0-2 see no key
+      // more than 16 rows: items of two 16-row slabs
+      make(FA2_DTYPE_BF16, 128, 2, 8, 4099, 32, 8, true),  // 8 x 4 rows: one item a KV head
+      make(FA2_DTYPE_F16, 128, 1, 17, 3000, 2, 2, false),  // unfolded: the second slab one row
+      with_window(make(FA2_DTYPE_BF16, 96, 1, 9, 2500, 6, 3, true), 300, -1),  // 18 rows
+      make_varlen(FA2_DTYPE_F16, {20, 0, 33}, {2000, 50, 1500}, true),
+      make(FA2_DTYPE_BF16, 128, 8, 8, 1000, 32, 8, true),  // enough items: unsplit on a GPU
       with_window(make(FA2_DTYPE_F16, 128, 2, 3, 3000, 4, 2, true), 512, -1),
       with_layout(make(FA2_DTYPE_BF16, 96, 2, 2, 1111, 6, 3, true), Layout::head_major),
       make(FA2_DTYPE_F32, 64, 2, 1, 777, 4, 2, false),

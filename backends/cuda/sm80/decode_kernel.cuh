@@ -1,17 +1,21 @@
-// Decoding on sm80 Tensor Cores: items of at most 16 query rows (one mma
-// slab; core::fold_query_groups makes a GQA group's query heads the rows,
-// so Q's and out's rows are addressed one by one) against many keys.
+// Decoding on sm80 Tensor Cores: items of at most 16 kSlabs query rows
+// (kSlabs mma slabs; core::fold_query_groups makes a GQA group's query
+// heads the rows, so Q's and out's rows are addressed one by one) against
+// many keys.
 //
 // An item's key blocks are split into AttnParams::kv_splits parts, a CTA
 // per part (blockIdx.x = item x parts + part: an item's parts start
 // together and read disjoint K / V). Within a CTA the warps split every
 // key block between them, where the forward (fwd_kernel.cuh) splits the
-// query rows: warp w takes keys [w kWarpKeys, (w + 1) kWarpKeys) of each
-// block against all 16 rows, with its own online-softmax state and
-// unscaled accumulator. With the forward's split over rows, 1-16 rows left
-// one warp computing and the others idle, its chain of mma a block the
-// block's time. After the last block the warps' normalised outputs and
-// lse meet in shared memory and merge as fwd_combine.cu merges parts:
+// query rows: warp w of a slab's kKeyWarps takes keys [w kWarpKeys, (w + 1)
+// kWarpKeys) of each block against the slab's 16 rows, with its own
+// online-softmax state and unscaled accumulator. With the forward's split
+// over rows, 1-16 rows left one warp computing and the others idle, its
+// chain of mma a block the block's time. A second slab (17-32 rows: a few
+// drafted tokens times a GQA group) brings its own warps, which read the
+// same K / V stages: the keys cross the memory once for all the rows.
+// After the last block each slab's warps' normalised outputs and lse meet
+// in shared memory and merge as fwd_combine.cu merges parts:
 //     lse = log sum_w exp(lse_w),   out = sum_w exp(lse_w - lse) O_w.
 // With more than one part, each part writes its merged rows in fp32 with
 // their lse to the partial buffers, which fwd_combine.cu merges.
@@ -26,22 +30,24 @@
 
 namespace fa2::cuda {
 
-template <class T, int kHeadDim, int kBlockN, int kWarps, int kStages>
+template <class T, int kHeadDim, int kBlockN, int kWarps, int kStages, int kSlabs>
 struct DecodeKernel {
-  static constexpr int kRows = 16;  // an item's query rows: one slab
+  static constexpr int kRows = 16 * kSlabs;  // an item's query rows: 16 a slab
   static constexpr int kThreads = kWarps * 32;
-  static constexpr int kWarpKeys = kBlockN / kWarps;
-  static_assert(kWarpKeys % 16 == 0 && kStages >= 2, "bad decoding plan");
+  static constexpr int kKeyWarps = kWarps / kSlabs;  // the warps of a slab
+  static constexpr int kWarpKeys = kBlockN / kKeyWarps;
+  static_assert(kWarps % kSlabs == 0 && kWarpKeys % 16 == 0 && kStages >= 2,
+                "bad decoding plan");
   // As the forward's (fwd_kernel.cuh): swizzled K / V rows at d128 / d256.
   static constexpr bool kSwizzle = kHeadDim == 128 || kHeadDim == 256;
   using QTile = TileFor<kRows, kHeadDim, kSwizzle>;
   using KVTile = TileFor<kBlockN, kHeadDim, kSwizzle>;
   using WarpKV = typename KVTile::template WithRows<kWarpKeys>;  // a warp's keys of a block
-  // The merge: each warp's normalised rows in fp32 (a row padded by 8
+  // The merge: each warp's normalised 16 rows in fp32 (a row padded by 8
   // floats: the 8 rows of a float2 store then fall in two bank sets, not
-  // one) and lse, the warps' weights a row, the rows' lse.
+  // one) and lse, the slab's warps' weights a row, the rows' lse.
   static constexpr int kMergeStride = kHeadDim + 8;
-  static constexpr int kMergeBytes = 4 * (kWarps * kRows * (kMergeStride + 2) + kRows);
+  static constexpr int kMergeBytes = 4 * (kWarps * 16 * (kMergeStride + 2) + kRows);
   static constexpr int kLoopBytes = QTile::kBytes + 2 * kStages * KVTile::kBytes;
   static constexpr int kSmemBytes = kLoopBytes > kMergeBytes ? kLoopBytes : kMergeBytes;
   static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
@@ -56,9 +62,9 @@ struct DecodeKernel {
 #define FA2_DECODE_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #endif
 
-template <class T, int kHeadDim, int kBlockN, int kWarps, int kStages>
+template <class T, int kHeadDim, int kBlockN, int kWarps, int kStages, int kSlabs>
 __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::AttnParams p) {
-  using K = DecodeKernel<T, kHeadDim, kBlockN, kWarps, kStages>;
+  using K = DecodeKernel<T, kHeadDim, kBlockN, kWarps, kStages, kSlabs>;
   using QTile = typename K::QTile;
   using KVTile = typename K::KVTile;
   using WarpKV = typename K::WarpKV;
@@ -75,6 +81,9 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  // A slab's warps are neighbours: their merge rows are one run.
+  const int slab = kSlabs == 1 ? 0 : warp / K::kKeyWarps;
+  const int key_warp = kSlabs == 1 ? warp : warp % K::kKeyWarps;
   const int part = int(blockIdx.x % unsigned(p.kv_splits));
   const core::FwdItem item = core::fwd_item(p, kRows, int64_t(blockIdx.x / unsigned(p.kv_splits)),
                                             core::FwdOrder::head_blocks_together);
@@ -127,14 +136,15 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   core::RowState row_state[2];
   row_state[0] = row_state[1] = core::RowState{};  // (fwd_kernel.cuh: assigned, not defaulted)
   const QuadRowReduce reduce;
-  typename QTile::Walk q_walk = RowsA<QTile>::walk(sQ, 0, lane);
-  const uint32_t warp_keys = 2u * uint32_t(KVTile::offset(warp * K::kWarpKeys, 0));
+  typename QTile::Walk q_walk = RowsA<QTile>::walk(sQ, 16 * slab, lane);
+  const uint32_t warp_keys = 2u * uint32_t(KVTile::offset(key_warp * K::kWarpKeys, 0));
   const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
   // The positions of this thread's two rows. Rows past the item's end are
   // never written: only its own rows decide whether a block needs the
   // per-element mask.
-  const int position[2] = {core::query_row(p, row0 + group, item.head_q).position,
-                           core::query_row(p, row0 + 8 + group, item.head_q).position};
+  const int slab_row0 = row0 + 16 * slab;
+  const int position[2] = {core::query_row(p, slab_row0 + group, item.head_q).position,
+                           core::query_row(p, slab_row0 + 8 + group, item.head_q).position};
   for (int i = 0; i < num_blocks; ++i) {
     cp_async_wait<kStages - 2>();
     __syncthreads();  // block i is visible to all; the stage of block i - 1 is free
@@ -143,7 +153,7 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
     const uint32_t stage = (i % kStages) * KVTile::kBytes + warp_keys;
     typename WarpKV::Walk k_walk = RowsB<WarpKV>::walk(sK + stage, 0, lane);
     typename WarpKV::Walk v_walk = ColsB<WarpKV>::walk(sV + stage, 0, lane);
-    const int key0 = (blocks.begin + i) * kBlockN + warp * K::kWarpKeys;
+    const int key0 = (blocks.begin + i) * kBlockN + key_warp * K::kWarpKeys;
 
     float s[1][2][K::kWarpKeys / 4];
     zero<1, K::kWarpKeys>(s);
@@ -172,10 +182,14 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   __syncthreads();     // every warp is done with K / V: the merge reuses them
 
   // Each warp's rows, normalised, and their lse (an empty part's too: zeros
-  // and -inf, which weigh nothing in either merge).
+  // and -inf, which weigh nothing in either merge); item row r is row r % 16
+  // of warp kKeyWarps (r / 16) + w for each w < kKeyWarps.
   float *const merge_out = reinterpret_cast<float *>(smem_raw);
-  float *const merge_lse = merge_out + kWarps * kRows * K::kMergeStride;
-  float *const warp_out = merge_out + warp * kRows * K::kMergeStride;
+  float *const merge_lse = merge_out + kWarps * 16 * K::kMergeStride;
+  float *const warp_out = merge_out + warp * 16 * K::kMergeStride;
+  auto warp_row = [&](int row, int w) {
+    return kSlabs == 1 ? w * 16 + row : (row / 16 * K::kKeyWarps + w) * 16 + row % 16;
+  };
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const core::RowResult result = core::online_softmax_finish(row_state[h], p.scale, reduce);
@@ -184,25 +198,26 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
     for (int t = 0; t < kHeadDim / 8; ++t)
       *reinterpret_cast<float2 *>(warp_out + row * K::kMergeStride + 8 * t + 2 * in_quad) =
           make_float2(o[0][h][2 * t] * result.out_scale, o[0][h][2 * t + 1] * result.out_scale);
-    if (in_quad == 0) merge_lse[warp * kRows + row] = result.lse;
+    if (in_quad == 0) merge_lse[warp * 16 + row] = result.lse;
   }
   __syncthreads();
-  // Per row: the weights of the warps' rows over theirs, then the row's lse.
-  float *const weight = merge_lse + kWarps * kRows;  // [kRows][kWarps]
-  float *const row_lse = weight + kWarps * kRows;    // [kRows]
+  // Per row: the weights of its slab's warps' rows over theirs, then the
+  // row's lse.
+  float *const weight = merge_lse + kWarps * 16;         // [kRows][kKeyWarps]
+  float *const row_lse = weight + kRows * K::kKeyWarps;  // [kRows]
   if (tid < kRows) {
     float top = -INFINITY;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) top = fmaxf(top, merge_lse[w * kRows + tid]);
+    for (int w = 0; w < K::kKeyWarps; ++w) top = fmaxf(top, merge_lse[warp_row(tid, w)]);
     float sum = 0.f;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w)
-      if (merge_lse[w * kRows + tid] != -INFINITY) sum += expf(merge_lse[w * kRows + tid] - top);
+    for (int w = 0; w < K::kKeyWarps; ++w)
+      if (merge_lse[warp_row(tid, w)] != -INFINITY) sum += expf(merge_lse[warp_row(tid, w)] - top);
     const float lse = top == -INFINITY ? -INFINITY : top + logf(sum);
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float lse_w = merge_lse[w * kRows + tid];
-      weight[tid * kWarps + w] = lse_w == -INFINITY ? 0.f : expf(lse_w - lse);
+    for (int w = 0; w < K::kKeyWarps; ++w) {
+      const float lse_w = merge_lse[warp_row(tid, w)];
+      weight[tid * K::kKeyWarps + w] = lse_w == -INFINITY ? 0.f : expf(lse_w - lse);
     }
     row_lse[tid] = lse;
   }
@@ -219,10 +234,10 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
     const int row = i / columns4, col = 4 * (i % columns4);
     float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float wt = weight[row * kWarps + w];
+    for (int w = 0; w < K::kKeyWarps; ++w) {
+      const float wt = weight[row * K::kKeyWarps + w];
       const float4 x =
-          *reinterpret_cast<const float4 *>(merge_out + (w * kRows + row) * K::kMergeStride + col);
+          *reinterpret_cast<const float4 *>(merge_out + warp_row(row, w) * K::kMergeStride + col);
       sum.x += wt * x.x, sum.y += wt * x.y, sum.z += wt * x.z, sum.w += wt * x.w;
     }
     if (to_parts)

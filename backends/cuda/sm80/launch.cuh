@@ -48,33 +48,48 @@ fa2_status_t launch_fwd_blind_last(const core::AttnParams &p, cudaStream_t strea
                           true>(p, stream, why);
 }
 
+// The decoding kernel of kSlabs 16-row slabs an item (a slab's warps as
+// the plan's; sm80_fwd_decode_slabs picks the count from the rows).
+template <class T, int kHeadDim, int kSlabs>
+struct DecodeLaunch {
+  static constexpr core::TilePlan plan = sm80_fwd_decode_plan(kHeadDim);
+  static_assert(plan.head_dim == kHeadDim && plan.block_m == 16, "no decoding plan");
+  using K = DecodeKernel<T, kHeadDim, plan.block_n, kSlabs * plan.workers, plan.stages, kSlabs>;
+  static constexpr auto kernel =
+      decode_kernel<T, kHeadDim, plan.block_n, kSlabs * plan.workers, plan.stages, kSlabs>;
+
+  static fa2_status_t run(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
+    unsigned grid = 0;  // an item's parts side by side
+    fa2_status_t status = grid_size(core::fwd_items(p, K::kRows) * p.kv_splits, grid, why);
+    if (status != FA2_SUCCESS || grid == 0) return status;
+    FA2_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+    kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+    FA2_CUDA_CHECK(cudaGetLastError());
+    if (p.kv_splits == 1) return FA2_SUCCESS;
+    return launch_fwd_combine<T>(p, stream, why);
+  }
+
+  static fa2_status_t ctas_per_sm(int &ctas, std::string &why) {
+    FA2_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+    FA2_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, K::kThreads, K::kSmemBytes));
+    return FA2_SUCCESS;
+  }
+};
+
 template <class T, int kHeadDim>
 fa2_status_t launch_fwd_decode(const core::AttnParams &p, cudaStream_t stream, std::string &why) {
-  constexpr core::TilePlan plan = sm80_fwd_decode_plan(kHeadDim);
-  static_assert(plan.head_dim == kHeadDim && plan.block_m == 16, "no decoding plan");
-  using K = DecodeKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
-  const auto kernel = decode_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
-  unsigned grid = 0;  // an item's parts side by side
-  fa2_status_t status = grid_size(core::fwd_items(p, K::kRows) * p.kv_splits, grid, why);
-  if (status != FA2_SUCCESS || grid == 0) return status;
-  FA2_CUDA_CHECK(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
-  FA2_CUDA_CHECK(cudaGetLastError());
-  if (p.kv_splits == 1) return FA2_SUCCESS;
-  return launch_fwd_combine<T>(p, stream, why);
+  return sm80_fwd_decode_slabs(p.seqlen_q) == 1
+             ? DecodeLaunch<T, kHeadDim, 1>::run(p, stream, why)
+             : DecodeLaunch<T, kHeadDim, 2>::run(p, stream, why);
 }
 
 template <class T, int kHeadDim>
-fa2_status_t fwd_decode_ctas_per_sm(int &ctas, std::string &why) {
-  constexpr core::TilePlan plan = sm80_fwd_decode_plan(kHeadDim);
-  using K = DecodeKernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
-  const auto kernel = decode_kernel<T, kHeadDim, plan.block_n, plan.workers, plan.stages>;
-  FA2_CUDA_CHECK(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-  FA2_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, K::kThreads, K::kSmemBytes));
-  return FA2_SUCCESS;
+fa2_status_t fwd_decode_ctas_per_sm(int slabs, int &ctas, std::string &why) {
+  return slabs == 1 ? DecodeLaunch<T, kHeadDim, 1>::ctas_per_sm(ctas, why)
+                    : DecodeLaunch<T, kHeadDim, 2>::ctas_per_sm(ctas, why);
 }
 
 template <class T, int kHeadDim, int kBlockM, int kBlockN, int kDSplit, int kStages,

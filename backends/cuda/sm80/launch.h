@@ -34,12 +34,13 @@ fa2_status_t launch_fwd_blind_last(const core::AttnParams &p, cudaStream_t strea
 // forward split into p.kv_splits parts over each item's key blocks,
 // then, with more than one, the combine of the parts (launch_fwd_combine,
 // fwd_combine.cu) into out and lse. Translation units of their own
-// (fwd_decode_*); fwd_decode_ctas_per_sm is that kernel's occupancy, from
-// which dispatch sizes the split.
+// (fwd_decode_*); fwd_decode_ctas_per_sm is the occupancy of the kernel of
+// `slabs` slabs an item (sm80_fwd_decode_slabs), from which dispatch sizes
+// the split.
 template <class T, int kHeadDim>
 fa2_status_t launch_fwd_decode(const core::AttnParams &p, cudaStream_t stream, std::string &why);
 template <class T, int kHeadDim>
-fa2_status_t fwd_decode_ctas_per_sm(int &ctas, std::string &why);
+fa2_status_t fwd_decode_ctas_per_sm(int slabs, int &ctas, std::string &why);
 template <class T>
 fa2_status_t launch_fwd_combine(const core::AttnParams &p, cudaStream_t stream, std::string &why);
 

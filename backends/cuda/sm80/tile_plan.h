@@ -72,10 +72,10 @@ constexpr bool sm80_fwd_blind_last(bool has_mask, int m_blocks) {
 
 // Decoding (dispatch.cpp's fwd_route, decode_kernel.cuh): calls of at most
 // kDecodeMaxRows query rows an item (after folding a group's query heads
-// into rows; typically 1-8) in items of 16 rows, their key blocks split
+// into rows; typically 1-8) in items of 16 or 32 rows, their key blocks split
 // into at most kMaxKvSplits parts, a part costing kKvSplitPartCost blocks
-// beyond its own (core::kv_splits). A plan's block_m is the kernel's 16
-// rows; its warps split each key block. d128, H100 2026-12-05 (decode
+// beyond its own (core::kv_splits). A plan's block_m is a slab's 16 rows;
+// its warps (a slab's) split each key block. d128, H100 2026-12-05 (decode
 // grid): three stages of 64 keys (two CTAs an SM) level with two of 128
 // but for batch 1 at 1k keys (-4%) and batch 8 at 64k-128k (+1-1.5%); 8
 // warps of 16 keys spilled. d64, H100 2026-12-06 (two runs, rotated):
@@ -85,6 +85,20 @@ constexpr bool sm80_fwd_blind_last(bool has_mask, int m_blocks) {
 // (one CTA an SM on an H100) 1-3% faster from 4k keys; d32: level either
 // way, left at two.
 inline constexpr int kDecodeMaxRows = 64;
+// Items of two slabs (32 rows, the plan's warps for each slab) where the
+// call has more than 16 (folded) rows: the slabs share each K / V stage,
+// where two 16-row items each read the keys. H100 2026-12-06, against
+// 16-row items (decode grid, bf16, 32 / 8 heads, two rounds each): 8
+// drafted tokens x GQA 4 at d128 0.87-0.92 of the time at batch 32,
+// 0.91-0.96 at batch 1 from 16k keys; at d64 0.59-0.91 at batch 8 / 32
+// from 4k keys; 16 tokens at d128 0.65-0.72 from batch 8. Halving the
+// items, the second slab would also split keys that 16-row items ran
+// unsplit (batch 8 at d128): from 16k keys that won 4-9%, at 1k-4k the
+// combine cost 3-15%, so below kDecodeSlabSplitMinBlocks key blocks such
+// items stay unsplit.
+inline constexpr int kDecodeMaxSlabs = 2;
+inline constexpr int kDecodeSlabSplitMinBlocks = 64;
+constexpr int sm80_fwd_decode_slabs(int rows) { return rows > 16 ? 2 : 1; }
 inline constexpr int kMaxKvSplits = 64;
 inline constexpr int kKvSplitPartCost = 2;
 constexpr core::TilePlan sm80_fwd_decode_plan(int head_dim) {
