@@ -47,12 +47,14 @@ constexpr core::TilePlan sm80_fwd_plan(int head_dim) {
 // +3% / -1%, s1k +4% / -2%, s2k -2% / -5%, s4k -3% / -7%; d256 s2k -4% /
 // -9%, s8k -6% / -9%. ~19:12, one run each: d32 s1k-4k +2..4% / -2..-3%;
 // d96 s1k-4k +0.4..4% / -1..+1%; d192 s1k +5% / +1%, s2k +5% / -2%, s4k
-// +0.3% / -4%.
+// +0.3% / -4%. d256 (H100, 2026-12-06, two calls): s512 +2..7% / +3%
+// (off the cap: 1980 MHz at 620-660 W against 1940-1970 MHz at 680 W; of
+// flash sustained 0.90-0.92 -> 0.92-0.97), s1k +1% / -3%.
 constexpr int sm80_fwd_rows_first_above(int head_dim) {
   switch (head_dim) {
     case 128: return 8;
     case 192: return 16;
-    case 256: return 0;
+    case 256: return 4;
     default: return 32;  // 32, 64, 96
   }
 }
