@@ -92,7 +92,7 @@ inline constexpr int kDecodeMaxRows = 64;
 // where two 16-row items each read the keys. H100 2026-12-06, against
 // 16-row items (decode grid, bf16, 32 / 8 heads, two rounds each): 8
 // drafted tokens x GQA 4 at d128 0.87-0.92 of the time at batch 32,
-// 0.91-0.96 at batch 1 from 16k keys; at d64 0.59-0.91 at batch 8 / 32
+// 0.91-0.96 at batch 1 from 16k keys; at d64 0.59-0.92 at batch 8 / 32
 // from 4k keys; 16 tokens at d128 0.65-0.72 from batch 8. Halving the
 // items, the second slab would also split keys that 16-row items ran
 // unsplit (batch 8 at d128): from 16k keys that won 4-9%, at 1k-4k the
