@@ -89,9 +89,7 @@ struct BwdItem {
 // Where a forward item's Q rows (from row0 of its sequence; unfolded
 // calls: folded rows are addressed one by one, query_row_offset) and its key
 // head's K and V start, as elements of type T; the decoding kernel takes K
-// and V only. (fwd_operands written out rather than through kv_operands:
-// the sm80 forward's code stays as measured; through it ptxas schedules the
-// address arithmetic of 14 of the 16 sm80 forward units differently.)
+// and V only.
 template <class T>
 struct FwdOperands {
   const T *q, *k, *v;
@@ -103,16 +101,6 @@ FA2_INLINE FwdOperands<T> fwd_operands(const AttnParams &p, const FwdItem &item,
   return {static_cast<const T *>(p.q.data) +
               row_offset(p.q, item.batch, seq.q_row0, row0, item.head_q),
           static_cast<const T *>(p.k.data) + row_offset(p.k, item.batch, seq.k_row0, 0, head_kv),
-          static_cast<const T *>(p.v.data) + row_offset(p.v, item.batch, seq.k_row0, 0, head_kv)};
-}
-template <class T>
-struct KvOperands {
-  const T *k, *v;
-};
-template <class T>
-FA2_INLINE KvOperands<T> kv_operands(const AttnParams &p, const FwdItem &item, const SeqInfo &seq) {
-  const int head_kv = kv_head_of(p, item.head_q);
-  return {static_cast<const T *>(p.k.data) + row_offset(p.k, item.batch, seq.k_row0, 0, head_kv),
           static_cast<const T *>(p.v.data) + row_offset(p.v, item.batch, seq.k_row0, 0, head_kv)};
 }
 

@@ -81,7 +81,8 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  // A slab's warps are neighbours: their merge rows are one run.
+  // A slab's warps are neighbours: their merge rows are one run. (One slab:
+  // spelled out, since the compiler cannot tell that warp < kWarps.)
   const int slab = kSlabs == 1 ? 0 : warp / K::kKeyWarps;
   const int key_warp = kSlabs == 1 ? warp : warp % K::kKeyWarps;
   const int part = int(blockIdx.x % unsigned(p.kv_splits));
@@ -98,7 +99,8 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   const core::BlockRange blocks = core::split_range(
       core::key_blocks_of_rows(mask, positions, kBlockN), part, p.kv_splits);
 
-  const core::KvOperands<T> operands = core::kv_operands<T>(p, item, seq);
+  // K and V (Q's rows are addressed one by one, below).
+  const core::FwdOperands<T> operands = core::fwd_operands<T>(p, item, seq, row0);
   const T *k = operands.k, *v = operands.v;
   const int num_blocks = blocks.end - blocks.begin;
   // Block i of the part into stage i % kStages; past the last block the
