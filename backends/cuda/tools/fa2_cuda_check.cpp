@@ -281,10 +281,10 @@ std::vector<Case> cases(bool small) {
         list.push_back({name("varlen-causal-many-tiles", d), t, 24, 257, 300, 8, 2, d, 1, -1, -1, lq, lk});
       }
       list.push_back({name("many-tiles-gqa", d), t, 6, 300, 280, 8, 2, d, 0, -1, -1});
-      // The same walk with fixed lengths under a mask: a CTA passes from
-      // tile to tile (the Hopper forward's cross_to) past tiles whose rows
-      // see no key (causal, more queries than keys: query block 0 of each
-      // head) and through masked first blocks.
+      // The same walk with fixed lengths under a mask: 144 query tiles, so
+      // a persistent CTA takes several, past tiles whose rows see no key
+      // (causal with more queries than keys: query block 0 of each head)
+      // and through masked first blocks.
       list.push_back({name("many-tiles-causal-sq>sk", d), t, 6, 300, 150, 8, 2, d, 1, -1, -1});
       if (small) continue;
       list.push_back({name("varlen-window-causal", d), t, 4, 520, 520, 2, 2, d, 1, 64, -1, {300, 520, 0, 129}, {300, 260, 17, 520}});
