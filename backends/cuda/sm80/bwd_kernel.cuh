@@ -76,12 +76,42 @@ struct BwdKernel {
   // this choice, d64 +2..3%, d128 / d256 within 1% (d32 and d192 share
   // d64's and d256's plans; d96 d128's).
   static constexpr bool kConstantTripStats = kHeadDim <= 64 || kHeadDim >= 192;
+  // P and dS go to shared memory by stmatrix on sm_90 (store_acc): at d128
+  // 8 instructions a warp an iteration instead of 32 4-byte stores.
+  // H100 through FA2_CUDA_PATH=sm80, CUDA events, against the stores:
+  // 2026-12-06 ~10:42, d256 +0.3..0.7% at 1k-16k, d128 -0.4..+1.3%, d64
+  // 0..-1.5% (its main loop came out of ptxas in another order); ~10:52,
+  // d256 +0.6..1.6%, d128 -0.4..+1%; sustained d256 8k +0.5%.
+  static constexpr bool kStoreMatrix = kHeadDim >= 128;
 };
 
-// Writes a [slabs x 16][kN] accumulator to a b16 tile at (row0, col0).
-template <class T, class Tile, int kSlabs, int kN>
+// Writes a [slabs x 16][kN] accumulator to a b16 tile at (row0, col0):
+// 4-byte stores of element pairs or, with kMatrix on sm_90, one stmatrix a
+// 16 x 16 block (four 8 x 8 matrices, whose rows lanes 8 j .. 8 j + 7
+// address: rows 0-7 / 8-15 of columns 0-7, then of columns 8-15).
+template <class T, class Tile, int kSlabs, int kN, bool kMatrix>
 __device__ inline void store_acc(uint32_t tile, int row0, int col0,
                                  const float (&acc)[kSlabs][2][kN / 4], int lane) {
+  static_assert(std::is_same_v<Tile, SmemTile<Tile::kRows, Tile::kCols>>,
+                "row offsets from a lane base: padded tiles only");
+#if __CUDA_ARCH__ >= 900
+  if constexpr (kMatrix) {
+    const uint32_t block_base =
+        Tile::addr(tile, row0 + lane % 8 + 8 * (lane / 8 % 2), col0 + 8 * (lane / 16));
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+      for (int b = 0; b < kN / 16; ++b)
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                         block_base + 2 * Tile::offset(16 * s, 16 * b)),
+                     "r"(Element<T>::pack(acc[s][0][4 * b], acc[s][0][4 * b + 1])),
+                     "r"(Element<T>::pack(acc[s][1][4 * b], acc[s][1][4 * b + 1])),
+                     "r"(Element<T>::pack(acc[s][0][4 * b + 2], acc[s][0][4 * b + 3])),
+                     "r"(Element<T>::pack(acc[s][1][4 * b + 2], acc[s][1][4 * b + 3]))
+                     : "memory");
+    return;
+  }
+#endif
   const uint32_t base =
       Tile::addr(tile, row0 + Sm80MmaLayout::group(lane), col0 + 2 * Sm80MmaLayout::in_quad(lane));
 #pragma unroll
@@ -248,10 +278,10 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
                 s[sl][h][c] = dp[sl][h][c] = 0.f;
           }
       }
-      store_acc<T, PTile, kSSlabs, K::kSlabKeys>(sP, split * K::kSRows, key_warp * K::kSlabKeys, s,
-                                                 lane);
-      store_acc<T, PTile, kSSlabs, K::kSlabKeys>(sdS, split * K::kSRows, key_warp * K::kSlabKeys,
-                                                 dp, lane);
+      store_acc<T, PTile, kSSlabs, K::kSlabKeys, K::kStoreMatrix>(
+          sP, split * K::kSRows, key_warp * K::kSlabKeys, s, lane);
+      store_acc<T, PTile, kSSlabs, K::kSlabKeys, K::kStoreMatrix>(
+          sdS, split * K::kSRows, key_warp * K::kSlabKeys, dp, lane);
     }
     __syncthreads();
 
