@@ -1,9 +1,11 @@
-"""Kernel-by-kernel GPU time of one backward call, fa2 against SDPA cuDNN
-(torch.profiler), called as bench/sdpa_side_by_side.py calls them: bf16, 16k
-tokens, hidden 2048, at four shapes. Run on the GPU machine:
-    FA2_LIBRARY=build/.../libfa2.so python3 bench/kernel_breakdown.py
-The side kernels (D, dQ conversion, memsets) are what ncu of the main kernel
-alone does not show."""
+"""Kernel-by-kernel GPU time of one backward call, fa2 against SDPA's
+backends (torch.profiler), called as bench/sdpa_side_by_side.py calls them:
+bf16, 16k tokens, hidden 2048. Run on the GPU machine:
+    FA2_LIBRARY=build/.../libfa2.so python3 bench/kernel_breakdown.py \
+        [--shapes 128:2048:0,64:8192:0] [--peers cudnn,flash]
+(--shapes: head_dim:seqlen:causal.) The side kernels (D, dQ conversion,
+memsets) are what ncu of the main kernel alone does not show."""
+import argparse
 import os
 import sys
 
@@ -24,7 +26,9 @@ def run(impl, d, s, causal, reps=10):
     else:
         q, k, v = [x.clone().requires_grad_(True) for x in base[:3]]
         dout = base[3]
-        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+        backend = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
+                   "efficient": SDPBackend.EFFICIENT_ATTENTION}[impl]
+        with sdpa_kernel([backend]):
             out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     for _ in range(5):
         q.grad = k.grad = v.grad = None
@@ -45,10 +49,15 @@ def run(impl, d, s, causal, reps=10):
     for t, c, name in rows:
         if t < 1: continue
         total += t
-        print(f"  {impl:5s} d{d} s{s} c{int(causal)} {t:8.1f} us x{c} {name}")
-    print(f"  {impl:5s} d{d} s{s} c{int(causal)} total {total:.1f} us")
+        print(f"  {impl:9s} d{d} s{s} c{int(causal)} {t:8.1f} us x{c} {name}")
+    print(f"  {impl:9s} d{d} s{s} c{int(causal)} total {total:.1f} us")
 
 if __name__ == "__main__":
-    for d, s, c in [(128, 2048, False), (128, 512, False), (64, 2048, False), (128, 2048, True)]:
-        for impl in ("fa2", "cudnn"):
-            run(impl, d, s, c)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shapes", default="128:2048:0,128:512:0,64:2048:0,128:2048:1")
+    parser.add_argument("--peers", default="cudnn")
+    args = parser.parse_args()
+    for shape in args.shapes.split(","):
+        d, s, c = (int(x) for x in shape.split(":"))
+        for impl in ["fa2"] + args.peers.split(","):
+            run(impl, d, s, bool(c))
