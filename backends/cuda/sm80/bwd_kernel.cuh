@@ -102,13 +102,11 @@ __device__ inline void store_acc(uint32_t tile, int row0, int col0,
     for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
       for (int b = 0; b < kN / 16; ++b)
-        asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
-                         block_base + 2 * Tile::offset(16 * s, 16 * b)),
-                     "r"(Element<T>::pack(acc[s][0][4 * b], acc[s][0][4 * b + 1])),
-                     "r"(Element<T>::pack(acc[s][1][4 * b], acc[s][1][4 * b + 1])),
-                     "r"(Element<T>::pack(acc[s][0][4 * b + 2], acc[s][0][4 * b + 3])),
-                     "r"(Element<T>::pack(acc[s][1][4 * b + 2], acc[s][1][4 * b + 3]))
-                     : "memory");
+        stmatrix_x4(block_base + 2 * Tile::offset(16 * s, 16 * b),
+                    Element<T>::pack(acc[s][0][4 * b], acc[s][0][4 * b + 1]),
+                    Element<T>::pack(acc[s][1][4 * b], acc[s][1][4 * b + 1]),
+                    Element<T>::pack(acc[s][0][4 * b + 2], acc[s][0][4 * b + 3]),
+                    Element<T>::pack(acc[s][1][4 * b + 2], acc[s][1][4 * b + 3]));
     return;
   }
 #endif

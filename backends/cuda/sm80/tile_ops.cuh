@@ -134,6 +134,17 @@ __device__ inline void red_add_v4_f32(float *dst, float x, float y, float z, flo
                "f"(z), "f"(w)
                : "memory");
 }
+// Four 8x8 b16 matrices from the mma fragment layout (register i of lane l:
+// row l / 4, columns 2 (l % 4) and + 1 of matrix i) to shared memory; lane
+// l gives the address of row l % 8 of matrix l / 8 (16 bytes). sm_90 and
+// later.
+__device__ inline void stmatrix_x4(uint32_t row_address, uint32_t r0, uint32_t r1, uint32_t r2,
+                                   uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                   row_address),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
 
 // Per element type: how two floats become one 32-bit operand register and
 // which mma variant multiplies them.

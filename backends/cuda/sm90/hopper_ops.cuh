@@ -242,16 +242,6 @@ __device__ inline void named_barrier_sync(int id, int threads) {
 __device__ inline void st_shared_v2_f32(uint32_t smem, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(smem), "f"(x), "f"(y) : "memory");
 }
-// Four 8x8 b16 matrices from the mma fragment layout (register i of lane l:
-// row l / 4, columns 2 (l % 4) and + 1 of matrix i) to shared memory; lane
-// l gives the address of row l % 8 of matrix l / 8 (16 bytes).
-__device__ inline void stmatrix_x4(uint32_t row_address, uint32_t r0, uint32_t r1, uint32_t r2,
-                                   uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
-                   row_address),
-               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
 // ptxas hoists a wgmma wait above ordinary instructions that do not need
 // it (SASS, 2026-11-29: the forward's wait for P V landed above the softmax
 // of the next S). It keeps a shared-memory store above the wait, and with

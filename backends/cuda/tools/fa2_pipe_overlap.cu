@@ -30,6 +30,7 @@ namespace {
 using fa2::cuda::Element;
 using fa2::cuda::FastExp2;
 using fa2::cuda::smem_address;
+using fa2::cuda::stmatrix_x4;
 namespace sm90 = fa2::cuda::sm90;
 using T = __nv_bfloat16;
 
@@ -167,9 +168,9 @@ __global__ void __launch_bounds__(256, 1) schedule_kernel(float *sink, int sched
       const int matrix = lane / 8, row = 16 * warp + 8 * (matrix % 2) + lane % 8;
 #pragma unroll
       for (int k = 0; k < 8; ++k)
-        sm90::stmatrix_x4(p_tile + (k / 4) * 8192 + row * 128 +
-                              (((2 * (k % 4) + matrix / 2) ^ (lane % 8)) * 16),
-                          p[k][0], p[k][1], p[k][2], p[k][3]);
+        stmatrix_x4(p_tile + (k / 4) * 8192 + row * 128 +
+                        (((2 * (k % 4) + matrix / 2) ^ (lane % 8)) * 16),
+                    p[k][0], p[k][1], p[k][2], p[k][3]);
       sm90::fence_smem_to_async();
     }
   }
