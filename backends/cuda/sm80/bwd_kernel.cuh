@@ -81,14 +81,17 @@ struct BwdKernel {
   // H100 through FA2_CUDA_PATH=sm80, CUDA events, against the stores:
   // 2026-12-06 ~10:42, d256 +0.3..0.7% at 1k-16k, d128 -0.4..+1.3%, d64
   // 0..-1.5% (its main loop came out of ptxas in another order); ~10:52,
-  // d256 +0.6..1.6%, d128 -0.4..+1%; sustained d256 8k +0.5%.
+  // d256 +0.6..1.6%, d128 -0.4..+1%; sustained d256 8k +0.5%. The same
+  // plans write dK / dV so in the epilogue (after which ptxas laid out the
+  // d128 main loop differently): 2026-12-06 ~14:20, three runs each, d128
+  // +1.3..2.6% at 512-16k, d192 / d256 -0.4..+0.4%; sustained d128 8k
+  // +1.6..3% (d64 -2% at 2k-8k with it: its loop, again).
   static constexpr bool kStoreMatrix = kHeadDim >= 128;
 };
 
 // Writes a [slabs x 16][kN] accumulator to a b16 tile at (row0, col0):
 // 4-byte stores of element pairs or, with kMatrix on sm_90, one stmatrix a
-// 16 x 16 block (four 8 x 8 matrices, whose rows lanes 8 j .. 8 j + 7
-// address: rows 0-7 / 8-15 of columns 0-7, then of columns 8-15).
+// 16 x 16 block (tile_put_block).
 template <class T, class Tile, int kSlabs, int kN, bool kMatrix>
 __device__ inline void store_acc(uint32_t tile, int row0, int col0,
                                  const float (&acc)[kSlabs][2][kN / 4], int lane) {
@@ -96,17 +99,15 @@ __device__ inline void store_acc(uint32_t tile, int row0, int col0,
                 "row offsets from a lane base: padded tiles only");
 #if __CUDA_ARCH__ >= 900
   if constexpr (kMatrix) {
-    const uint32_t block_base =
-        Tile::addr(tile, row0 + lane % 8 + 8 * (lane / 8 % 2), col0 + 8 * (lane / 16));
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
       for (int b = 0; b < kN / 16; ++b)
-        stmatrix_x4(block_base + 2 * Tile::offset(16 * s, 16 * b),
-                    Element<T>::pack(acc[s][0][4 * b], acc[s][0][4 * b + 1]),
-                    Element<T>::pack(acc[s][1][4 * b], acc[s][1][4 * b + 1]),
-                    Element<T>::pack(acc[s][0][4 * b + 2], acc[s][0][4 * b + 3]),
-                    Element<T>::pack(acc[s][1][4 * b + 2], acc[s][1][4 * b + 3]));
+        tile_put_block<Tile>(tile, row0 + 16 * s, col0 + 16 * b, lane,
+                             Element<T>::pack(acc[s][0][4 * b], acc[s][0][4 * b + 1]),
+                             Element<T>::pack(acc[s][1][4 * b], acc[s][1][4 * b + 1]),
+                             Element<T>::pack(acc[s][0][4 * b + 2], acc[s][0][4 * b + 3]),
+                             Element<T>::pack(acc[s][1][4 * b + 2], acc[s][1][4 * b + 3]));
     return;
   }
 #endif
@@ -427,25 +428,39 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
   cp_async_wait<0>();
 
   // Epilogue: dK gets the softmax scale (dS was unscaled), then both go out
-  // through shared memory in 16-byte pieces of rows (tile_put_pair), dK in
-  // K's tile and dV in V's, free once every warp is past the last dQ GEMM.
+  // through shared memory in 16-byte pieces of rows (store_acc's stmatrix or
+  // tile_put_pair), dK in K's tile and dV in V's, free once every warp is
+  // past the last dQ GEMM.
   __syncthreads();
   unsigned char *const dk_tile = smem_raw, *const dv_tile = smem_raw + KVTile::kBytes;  // sK, sV
+  if constexpr (K::kStoreMatrix) {
 #pragma unroll
-  for (int sl = 0; sl < kKSlabs; ++sl)
+    for (int sl = 0; sl < kKSlabs; ++sl)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int key = key_warp * K::kSlabKeys + 16 * sl + 8 * h + group;
+      for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int t = 0; t < K::kDCols / 8; ++t) {
-        const int col = split * K::kDCols + 8 * t + 2 * in_quad;
-        tile_put_pair<KVTile>(dk_tile, key, col,
-                              Element<T>::pack(dk[sl][h][2 * t] * p.scale,
-                                               dk[sl][h][2 * t + 1] * p.scale));
-        tile_put_pair<KVTile>(dv_tile, key, col,
-                              Element<T>::pack(dv[sl][h][2 * t], dv[sl][h][2 * t + 1]));
+        for (int c = 0; c < K::kDCols / 4; ++c) dk[sl][h][c] *= p.scale;
+    store_acc<T, KVTile, kKSlabs, K::kDCols, true>(sK, key_warp * K::kSlabKeys, split * K::kDCols,
+                                                   dk, lane_id());
+    store_acc<T, KVTile, kKSlabs, K::kDCols, true>(sV, key_warp * K::kSlabKeys, split * K::kDCols,
+                                                   dv, lane_id());
+  } else {
+#pragma unroll
+    for (int sl = 0; sl < kKSlabs; ++sl)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int key = key_warp * K::kSlabKeys + 16 * sl + 8 * h + group;
+#pragma unroll
+        for (int t = 0; t < K::kDCols / 8; ++t) {
+          const int col = split * K::kDCols + 8 * t + 2 * in_quad;
+          tile_put_pair<KVTile>(dk_tile, key, col,
+                                Element<T>::pack(dk[sl][h][2 * t] * p.scale,
+                                                 dk[sl][h][2 * t + 1] * p.scale));
+          tile_put_pair<KVTile>(dv_tile, key, col,
+                                Element<T>::pack(dv[sl][h][2 * t], dv[sl][h][2 * t + 1]));
+        }
       }
-    }
+  }
   __syncthreads();
   const int keys_valid = seq.seqlen_k - key0;
   tile_copy_out<KVTile>(dk_tile,

@@ -97,6 +97,14 @@ struct FwdKernel {
   // an SM at d192 / d256, so nothing else would cover that epilogue.
   static constexpr bool kCanWalkBlindLast = kSpreadV && !kLateKIssue;
   static constexpr int kPrologueGroups = kSpreadV ? kHeadDim / kGroupCols : 1;
+  // From d128, O reaches shared memory by stmatrix on sm_90 (one
+  // tile_put_block a 16 x 16 block instead of four 4-byte stores; the d256
+  // epilogue shrank from 1049 to 753 instructions). H100 through
+  // FA2_CUDA_PATH=sm80, CUDA events, 2026-12-06 ~14:20, three runs each:
+  // d128 +0.5..2.6% at 512-1k, d256 +0.5..1.6% at 512-2k, d192 +0..0.6%,
+  // level from 8k; sustained d256 causal 512 +1..1.5%. Below d128 the
+  // kernels are left as they were (d64's loops move with any edit).
+  static constexpr bool kStoreMatrix = kHeadDim >= 128;
   static_assert(kPrologueGroups == 1 || kHeadDim % kGroupCols == 0, "whole column groups");
   static_assert(kSmemBytes <= 163 * 1024, "over the A100's shared memory per block");
 };
@@ -310,7 +318,8 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   // Epilogue: one rescale per row, then out and lse. Out goes through the
   // warp's own rows of the Q tile, which only this warp read
-  // (tile_put_pair, then 16-byte pieces of rows), not in 4-byte stores
+  // (tile_put_pair or kStoreMatrix's tile_put_block, then 16-byte pieces of
+  // rows), not in 4-byte stores
   // from the accumulators: H200 through FA2_CUDA_PATH=sm80, 2026-11-30
   // 06:17, d128 +5..6% at 1k, +2..4% at 2k, d64 +1..4% at 1k-4k;
   // 2026-12-02 02:10 / 02:17, d256 / d192 +7..12% at 512, +2..8% at 1k,
@@ -329,13 +338,30 @@ __global__ void __launch_bounds__(kWarps * 32)
       const core::RowResult result = core::online_softmax_finish(row_state[sl][h], p.scale, reduce);
       const int row = warp_row0 + 16 * sl + 8 * h + out_group;
 #pragma unroll
-      for (int t = 0; t < kHeadDim / 8; ++t)
-        tile_put_pair<QTile>(out_tile, row, 8 * t + out_col,
-                             Element<T>::pack(o[sl][h][2 * t] * result.out_scale,
-                                              o[sl][h][2 * t + 1] * result.out_scale));
+      for (int c = 0; c < kHeadDim / 4; ++c) o[sl][h][c] *= result.out_scale;
+#if __CUDA_ARCH__ >= 900
+      if constexpr (!K::kStoreMatrix)
+#endif
+#pragma unroll
+        for (int t = 0; t < kHeadDim / 8; ++t)
+          tile_put_pair<QTile>(out_tile, row, 8 * t + out_col,
+                               Element<T>::pack(o[sl][h][2 * t], o[sl][h][2 * t + 1]));
       if (out_col == 0 && row < rows_valid)
         p.lse[core::row_stat_index(p, item.batch, item.head_q, row0 + row)] = result.lse;
     }
+#if __CUDA_ARCH__ >= 900
+  if constexpr (K::kStoreMatrix) {
+#pragma unroll
+    for (int sl = 0; sl < kSlabs; ++sl)
+#pragma unroll
+      for (int b = 0; b < kHeadDim / 16; ++b)
+        tile_put_block<QTile>(sQ, warp_row0 + 16 * sl, 16 * b, out_lane,
+                              Element<T>::pack(o[sl][0][4 * b], o[sl][0][4 * b + 1]),
+                              Element<T>::pack(o[sl][1][4 * b], o[sl][1][4 * b + 1]),
+                              Element<T>::pack(o[sl][0][4 * b + 2], o[sl][0][4 * b + 3]),
+                              Element<T>::pack(o[sl][1][4 * b + 2], o[sl][1][4 * b + 3]));
+  }
+#endif
   __syncwarp();
   // The warp's kWarpRows rows, as a tile of their own within the Q tile.
   using WarpRows = typename QTile::template WithRows<K::kWarpRows>;

@@ -135,6 +135,16 @@ template <class Tile>
 __device__ inline void tile_put_pair(unsigned char *tile, int row, int col, uint32_t pair) {
   *reinterpret_cast<uint32_t *>(tile + 2 * Tile::offset(row, col)) = pair;
 }
+// A 16 x 16 block of an mma accumulator (rows row0.., columns col0..; its
+// four 8 x 8 matrices top-left, bottom-left, top-right, bottom-right in the
+// mma C layout, packed to b16) by one stmatrix.x4, sm_90 and later: lane l
+// addresses row l % 8 of matrix l / 8. Any tile kind (16-byte row pieces).
+template <class Tile>
+__device__ inline void tile_put_block(uint32_t tile, int row0, int col0, int lane, uint32_t r0,
+                                      uint32_t r1, uint32_t r2, uint32_t r3) {
+  stmatrix_x4(Tile::addr(tile, row0 + lane % 8 + 8 * (lane / 8 % 2), col0 + 8 * (lane / 16)), r0,
+              r1, r2, r3);
+}
 // Rows < rows_valid and columns < cols_valid (a multiple of 8) to dst (row
 // stride in elements, 16-byte aligned rows); `threads` threads from `thread`.
 template <class Tile, class T>
