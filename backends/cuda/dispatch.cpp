@@ -137,7 +137,9 @@ FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels,
 
 FwdLauncher hopper_fwd_for(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90
-  if (p.head_dim < sm90::kMinHeadDim || !sm90::tma_covers(p)) return nullptr;
+  if (p.head_dim < sm90::kMinHeadDim || !sm90::tma_covers(p) ||
+      !sm90::tma_covers_operand(p, p.out, p.heads_q))  // O may leave by TMA (kTmaOut)
+    return nullptr;
   const int bucket = core::head_dim_bucket(p.head_dim, sm90::kHeadDimBuckets);
   const sm90::FwdPlan plan = p.is_varlen()                           ? sm90::FwdPlan::varlen
                              : sm90::sm90_fwd_wide(bucket, p.seqlen_k) ? sm90::FwdPlan::wide

@@ -124,6 +124,23 @@ template <int kRows, int kCols, bool kSwizzle>
 using TileFor = std::conditional_t<kSwizzle && kCols % 64 == 0, XorTile<kRows, kCols>,
                                    SmemTile<kRows, kCols>>;
 
+// A [kRows][kCols] tile as the TMA's 128-byte swizzle lays out boxes of 64
+// columns: box after box, each an XorTile<kRows, 64> (its rows of 128 bytes
+// are the swizzle's; boxes start on its 1024-byte period where the tile
+// does). What a TMA store reads (sm90 forward, FwdKernel::kTmaOut).
+template <int kRows_, int kCols_>
+struct SwizzledBoxes {
+  using Box = XorTile<kRows_, 64>;
+  static constexpr int kRows = kRows_;
+  static constexpr int kCols = kCols_;
+  static constexpr int kBoxBytes = Box::kBytes;
+  static constexpr int kBytes = 2 * kRows * kCols;
+  static_assert(kCols % 64 == 0 && kBoxBytes % 1024 == 0, "whole swizzle periods a box");
+  __device__ static constexpr uint32_t addr(uint32_t base, int row, int col) {
+    return Box::addr(base + uint32_t(col / 64 * kBoxBytes), row, col % 64);
+  }
+};
+
 // An accumulator tile on its way out: each thread puts its element pairs
 // into a shared-memory tile (SmemTile or XorTile: 8 rows' pairs of one
 // column block land in 8 different bank groups), then every thread copies

@@ -102,7 +102,7 @@ struct FwdKernel {
   // into one V stage (kOutInVStage); elsewhere (d256) from the accumulators
   // in 4-byte pieces. H200, 2026-11-30 06:17, against 4-byte stores at d64:
   // +2..4% at 512 and 1k, even from 2k.
-  using OutTile = XorTile<16, kHeadDim>;  // one consumer warp's rows
+  static constexpr int kOutTileBytes = 2 * 16 * kHeadDim;  // one consumer warp's 16 rows
   static constexpr uint32_t kOutTiles =
       kHoldSlots + (kOverlapSoftmax ? 4 * 128 * kConsumers : 0);  // offset
   // Handed tiles: a ring of kTileSlotCount FwdTiles (fwd_kernel: why four)
@@ -110,9 +110,9 @@ struct FwdKernel {
   static constexpr int kTileSlotCount = 4;
   static constexpr uint32_t kTileSlotBytes = kHandedTiles ? 64 * kTileSlotCount : 0;
   static constexpr bool kStagedEpilogue =
-      kTileSlotBytes + kOutTiles + 4 * kConsumers * OutTile::kBytes + 1024 <= kMaxSmemBytes;
+      kTileSlotBytes + kOutTiles + 4 * kConsumers * kOutTileBytes + 1024 <= kMaxSmemBytes;
   static constexpr int kSmemBytes =
-      kTileSlotBytes + kOutTiles + (kStagedEpilogue ? 4 * kConsumers * OutTile::kBytes : 0) + 1024;
+      kTileSlotBytes + kOutTiles + (kStagedEpilogue ? 4 * kConsumers * kOutTileBytes : 0) + 1024;
   // Where they do not fit, the out tiles may borrow the last key block's V
   // stage (d128: 32 KB, the eight warps' 4 KB tiles), which then goes back
   // to the producer after the epilogue instead of before it: with three
@@ -121,7 +121,19 @@ struct FwdKernel {
   // without a mask, +3..6.5% causal; sustained 2k +2.1%, causal +3.4%. With
   // two stages (the 192-key plan, 8k) -1..-2%.
   static constexpr bool kOutInVStage =
-      !kStagedEpilogue && kStages >= 3 && 4 * kConsumers * OutTile::kBytes <= kKVBytes;
+      !kStagedEpilogue && kStages >= 3 && 4 * kConsumers * kOutTileBytes <= kKVBytes;
+  // There, on fixed lengths, each warp's tile leaves by TMA store (cuDNN's
+  // epilogue: stmatrix, then the TMA): one lane issues it and the warp moves
+  // on, and the V stage goes back to the producer once the next tile's first
+  // block is done, when the store has long read it (waiting for that read
+  // right away cost 1.5-3.5%, 2026-12-05). H100, 2026-12-06, CUDA events,
+  // three runs against the copy-out: d128 1k +6.4%, 2k +2.3%, 4k +0.7%,
+  // causal +0.7..1.8%; sustained (power_probe) 2k +0.6 / +2.1%, causal 2k
+  // +1.2%, 4k +0.8%. At d64 (its own out tiles) the same store lost 1.5-3%:
+  // its main loop came out of ptxas in another order. Varlen copies its
+  // tiles out: a box could run into the next sequence's rows.
+  static constexpr bool kTmaOut = kOutInVStage && !kHandedTiles;
+  using OutTile = std::conditional_t<kTmaOut, SwizzledBoxes<16, kHeadDim>, XorTile<16, kHeadDim>>;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(register_split_fits(kThreads, kProducerRegs, kConsumers, kConsumerRegs),
@@ -310,6 +322,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   float scores[2][kBlockN / 4];  // s, viewed per row: [h][2 j + e] = s[4 j + 2 h + e]
   core::RowState row_state[2];
   int kv_reads = 0, q_reads = 0;  // the producer's kv_loads and q_loads
+  [[maybe_unused]] int v_stage_held = -1;  // kTmaOut: the tile before's last V stage
   // One tile: t has what the main loop needs (item.m_block, mask, blocks,
   // row0), rows what the epilogue needs (item.batch / head_q, row0,
   // rows_valid), out_of() the tile's first output row.
@@ -410,6 +423,12 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       first_block(half_cols);
     else
       first_block(all_cols);
+    if constexpr (K::kTmaOut) {
+      if (v_stage_held >= 0) {
+        bulk_wait_read();
+        release(v_empty(v_stage_held));
+      }
+    }
     pack_p();
     for (int i = 1; i < num_blocks; ++i) {
       issue_qk(i, all_cols);
@@ -446,7 +465,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     kv_reads += num_blocks;
 
     // Epilogue: one rescale per row, then out and lse.
-    T *const out = out_of();
+    [[maybe_unused]] T *const out = out_of();
     using OutTile = typename K::OutTile;
     constexpr bool kStaged = K::kStagedEpilogue || K::kOutInVStage;
     [[maybe_unused]] unsigned char *const out_tile =
@@ -456,11 +475,14 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       named_barrier_sync(1, 128 * kConsumers);  // both warpgroups' last P V are done with V
     else if constexpr (K::kStagedEpilogue)
       __syncwarp();  // the warp is done with the last tile's
+    [[maybe_unused]] float out_scale[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const core::RowResult result = core::online_softmax_finish(row_state[h], p.scale, reduce);
       const int row = wg_row0 + 8 * h;
-      if constexpr (kStaged) {
+      if constexpr (K::kTmaOut) {
+        out_scale[h] = result.out_scale;
+      } else if constexpr (kStaged) {
 #pragma unroll
         for (int j = 0; j < kHeadDim / 8; ++j)
           tile_put_pair<OutTile>(out_tile, group + 8 * h, 8 * j + 2 * in_quad,
@@ -480,15 +502,38 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         p.lse[core::row_stat_index(p, rows.item.batch, rows.item.head_q, rows.row0 + row)] =
             result.lse;
     }
-    if constexpr (kStaged) {
+    if constexpr (K::kTmaOut) {
+      const uint32_t tile = sV + last_stage * K::kKVBytes + (4 * wg + warp) * OutTile::kBytes;
+#pragma unroll
+      for (int jj = 0; jj < kHeadDim / 16; ++jj) {
+        auto pair = [&](int m) {  // 8 x 8 matrix m: rows 8 (m % 2) on, columns 8 (m / 2) on
+          return Element<T>::pack(o[8 * jj + 2 * m] * out_scale[m % 2],
+                                  o[8 * jj + 2 * m + 1] * out_scale[m % 2]);
+        };
+        tile_put_block<OutTile>(tile, 0, 16 * jj, lane, pair(0), pair(1), pair(2), pair(3));
+      }
+      fence_smem_to_async();  // the TMA reads what stmatrix wrote
       __syncwarp();
       const int warp_row0 = 64 * wg + 16 * warp;
-      tile_copy_out<OutTile>(out_tile, out + warp_row0 * p.out.stride_seq, p.out.stride_seq,
-                             rows.rows_valid - warp_row0, p.head_dim, lane, 32);
-    }
-    if constexpr (K::kOutInVStage) {
-      fence_smem_to_async();  // the TMA writes the stage next
-      release(v_empty(last_stage));
+      if (lane == 0 && warp_row0 < rows.rows_valid) {
+#pragma unroll
+        for (int c = 0; c < K::kChunks; ++c)
+          tma_store_4d(maps.out, tile + c * OutTile::kBoxBytes, 64 * c, rows.row0 + warp_row0,
+                       rows.item.head_q, rows.item.batch);
+        bulk_commit();
+      }
+      v_stage_held = last_stage;
+    } else {
+      if constexpr (kStaged) {
+        __syncwarp();
+        const int warp_row0 = 64 * wg + 16 * warp;
+        tile_copy_out<OutTile>(out_tile, out + warp_row0 * p.out.stride_seq, p.out.stride_seq,
+                               rows.rows_valid - warp_row0, p.head_dim, lane, 32);
+      }
+      if constexpr (K::kOutInVStage) {
+        fence_smem_to_async();  // the TMA writes the stage next
+        release(v_empty(last_stage));
+      }
     }
   };
   // Rows that see no key (a window, an empty sequence) get 0 and -inf.
@@ -543,6 +588,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       else
         run_tile(t, t, [&]() { return out; }, q_reads % K::kQStages);
     }
+    if constexpr (K::kTmaOut)  // shared memory outlives the last stores' reads
+      if (lane == 0) bulk_wait();
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty body, never launched
 }

@@ -156,6 +156,16 @@ __device__ inline void tma_reduce_add_4d(const CUtensorMap &map, uint32_t src, i
       "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src)
       : "memory");
 }
+// shared -> global copy of one box, tracked by bulk groups as the reduction
+// above; out-of-bounds parts of the box are not written.
+__device__ inline void tma_store_4d(const CUtensorMap &map, uint32_t src, int c0, int c1, int c2,
+                                    int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group"
+      " [%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(reinterpret_cast<uint64_t>(&map)),
+      "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src)
+      : "memory");
+}
 __device__ inline void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // Returns once this thread's bulk operations have finished reading shared
 // memory (bulk_wait_read) or have completed altogether (bulk_wait).

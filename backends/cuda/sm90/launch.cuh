@@ -49,9 +49,12 @@ fa2_status_t launch_fwd(const core::AttnParams &p, cudaStream_t stream, std::str
     maps_workspace = static_cast<char *>(p.workspace) + kFwdTileCounterBytes;
     FA2_CUDA_CHECK(cudaMemsetAsync(tile_counter, 0, sizeof(*tile_counter), stream));
   }
-  TmaMaps maps;
-  const fa2_status_t status =
+  TmaMaps maps{};
+  fa2_status_t status =
       encode_call_maps(maps, p, K::kBlockM, plan.block_n, false, maps_workspace, stream, why);
+  if (status == FA2_SUCCESS && K::kTmaOut)
+    status = encode_operand_map(maps.out, p.out, p.dtype, p.seqlen_q, p.heads_q, p.batch,
+                                p.head_dim, K::OutTile::kRows, why);
   if (status != FA2_SUCCESS) return status;
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
@@ -93,7 +96,7 @@ fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cu
   fa2_status_t status =
       grid_size(core::bwd_items(p, K::kBlockN * K::kClusterCtas) * K::kClusterCtas, grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
-  TmaMaps maps;
+  TmaMaps maps{};
   status = encode_call_maps(maps, p, plan.block_m, K::kBlockN, true, scratch.sequence_maps,
                             stream, why);
   if (status != FA2_SUCCESS) return status;

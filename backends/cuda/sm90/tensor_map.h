@@ -25,6 +25,7 @@ namespace fa2::cuda::sm90 {
 enum SeqOperand : int { kSeqQ, kSeqK, kSeqV, kSeqDout, kSeqOperands };
 struct TmaMaps {
   CUtensorMap q, k, v, dout, dq_accum;
+  CUtensorMap out;  // the fixed-length forward's O where it leaves by TMA (FwdKernel::kTmaOut)
   const CUtensorMap *sequences;
 };
 
