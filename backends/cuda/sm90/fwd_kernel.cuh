@@ -126,10 +126,11 @@ struct FwdKernel {
   // epilogue: stmatrix, then the TMA): one lane issues it and the warp moves
   // on, and the V stage goes back to the producer once the next tile's first
   // block is done, when the store has long read it (waiting for that read
-  // right away cost 1.5-3.5%, 2026-12-05). H100, 2026-12-06, CUDA events,
-  // three runs against the copy-out: d128 1k +6.4%, 2k +2.3%, 4k +0.7%,
-  // causal +0.7..1.8%; sustained (power_probe) 2k +0.6 / +2.1%, causal 2k
-  // +1.2%, 4k +0.8%. At d64 (its own out tiles) the same store lost 1.5-3%:
+  // right away cost 1.5-3.5%, 2026-12-05). H100, 2026-12-06, CUDA events
+  // against the copy-out (five runs): d128 1k +5.6..6.4%, 2k +2.3..2.4%, 4k
+  // +0.5..0.7%, causal -0.8..+1.8%; sustained (power_probe) 2k +0.6..2.7%
+  // in four probes, 1k +4.6%, 4k +0.8..1.4%, causal 2k -0.3..+1.3%, with up
+  // to 3% more GFLOP/J. At d64 (its own out tiles) the same store lost 1.5-3.3%:
   // its main loop came out of ptxas in another order. Varlen copies its
   // tiles out: a box could run into the next sequence's rows.
   static constexpr bool kTmaOut = kOutInVStage && !kHandedTiles;
