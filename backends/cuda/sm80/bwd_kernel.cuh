@@ -91,7 +91,7 @@ struct BwdKernel {
 
 // Writes a [slabs x 16][kN] accumulator to a b16 tile at (row0, col0):
 // 4-byte stores of element pairs or, with kMatrix on sm_90, one stmatrix a
-// 16 x 16 block (tile_put_block).
+// 16 x 16 block (tile_put_acc).
 template <class T, class Tile, int kSlabs, int kN, bool kMatrix>
 __device__ inline void store_acc(uint32_t tile, int row0, int col0,
                                  const float (&acc)[kSlabs][2][kN / 4], int lane) {
@@ -99,15 +99,7 @@ __device__ inline void store_acc(uint32_t tile, int row0, int col0,
                 "row offsets from a lane base: padded tiles only");
 #if __CUDA_ARCH__ >= 900
   if constexpr (kMatrix) {
-#pragma unroll
-    for (int s = 0; s < kSlabs; ++s)
-#pragma unroll
-      for (int b = 0; b < kN / 16; ++b)
-        tile_put_block<Tile>(tile, row0 + 16 * s, col0 + 16 * b, lane,
-                             Element<T>::pack(acc[s][0][4 * b], acc[s][0][4 * b + 1]),
-                             Element<T>::pack(acc[s][1][4 * b], acc[s][1][4 * b + 1]),
-                             Element<T>::pack(acc[s][0][4 * b + 2], acc[s][0][4 * b + 3]),
-                             Element<T>::pack(acc[s][1][4 * b + 2], acc[s][1][4 * b + 3]));
+    tile_put_acc<T, Tile, kSlabs, kN>(tile, row0, col0, acc, lane);
     return;
   }
 #endif

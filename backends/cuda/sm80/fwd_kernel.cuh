@@ -97,9 +97,9 @@ struct FwdKernel {
   // an SM at d192 / d256, so nothing else would cover that epilogue.
   static constexpr bool kCanWalkBlindLast = kSpreadV && !kLateKIssue;
   static constexpr int kPrologueGroups = kSpreadV ? kHeadDim / kGroupCols : 1;
-  // From d128, O reaches shared memory by stmatrix on sm_90 (one
-  // tile_put_block a 16 x 16 block instead of four 4-byte stores; the d256
-  // epilogue shrank from 1049 to 753 instructions). H100 through
+  // From d128, O reaches shared memory by stmatrix on sm_90 (tile_put_acc:
+  // one a 16 x 16 block instead of four 4-byte stores; the d256 epilogue
+  // shrank from 1049 to 753 instructions). H100 through
   // FA2_CUDA_PATH=sm80, CUDA events, 2026-12-06 ~14:20, three runs each:
   // d128 +0.5..2.6% at 512-1k, d256 +0.5..1.6% at 512-2k, d192 +0..0.6%,
   // level from 8k; sustained d256 causal 512 +1..1.5%. Below d128 the
@@ -318,7 +318,7 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   // Epilogue: one rescale per row, then out and lse. Out goes through the
   // warp's own rows of the Q tile, which only this warp read
-  // (tile_put_pair or kStoreMatrix's tile_put_block, then 16-byte pieces of
+  // (tile_put_pair or kStoreMatrix's tile_put_acc, then 16-byte pieces of
   // rows), not in 4-byte stores
   // from the accumulators: H200 through FA2_CUDA_PATH=sm80, 2026-11-30
   // 06:17, d128 +5..6% at 1k, +2..4% at 2k, d64 +1..4% at 1k-4k;
@@ -350,17 +350,8 @@ __global__ void __launch_bounds__(kWarps * 32)
         p.lse[core::row_stat_index(p, item.batch, item.head_q, row0 + row)] = result.lse;
     }
 #if __CUDA_ARCH__ >= 900
-  if constexpr (K::kStoreMatrix) {
-#pragma unroll
-    for (int sl = 0; sl < kSlabs; ++sl)
-#pragma unroll
-      for (int b = 0; b < kHeadDim / 16; ++b)
-        tile_put_block<QTile>(sQ, warp_row0 + 16 * sl, 16 * b, out_lane,
-                              Element<T>::pack(o[sl][0][4 * b], o[sl][0][4 * b + 1]),
-                              Element<T>::pack(o[sl][1][4 * b], o[sl][1][4 * b + 1]),
-                              Element<T>::pack(o[sl][0][4 * b + 2], o[sl][0][4 * b + 3]),
-                              Element<T>::pack(o[sl][1][4 * b + 2], o[sl][1][4 * b + 3]));
-  }
+  if constexpr (K::kStoreMatrix)
+    tile_put_acc<T, QTile, kSlabs, kHeadDim>(sQ, warp_row0, 0, o, out_lane);
 #endif
   __syncwarp();
   // The warp's kWarpRows rows, as a tile of their own within the Q tile.

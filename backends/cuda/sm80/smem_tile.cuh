@@ -162,6 +162,22 @@ __device__ inline void tile_put_block(uint32_t tile, int row0, int col0, int lan
   stmatrix_x4(Tile::addr(tile, row0 + lane % 8 + 8 * (lane / 8 % 2), col0 + 8 * (lane / 16)), r0,
               r1, r2, r3);
 }
+// A [kSlabs x 16][kN] mma accumulator ([slab][row half][column pairs], as
+// the warp GEMMs leave it) packed to T, at (row0, col0): one tile_put_block
+// a 16 x 16 block.
+template <class T, class Tile, int kSlabs, int kN>
+__device__ inline void tile_put_acc(uint32_t tile, int row0, int col0,
+                                    const float (&acc)[kSlabs][2][kN / 4], int lane) {
+#pragma unroll
+  for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+    for (int b = 0; b < kN / 16; ++b)
+      tile_put_block<Tile>(tile, row0 + 16 * s, col0 + 16 * b, lane,
+                           Element<T>::pack(acc[s][0][4 * b], acc[s][0][4 * b + 1]),
+                           Element<T>::pack(acc[s][1][4 * b], acc[s][1][4 * b + 1]),
+                           Element<T>::pack(acc[s][0][4 * b + 2], acc[s][0][4 * b + 3]),
+                           Element<T>::pack(acc[s][1][4 * b + 2], acc[s][1][4 * b + 3]));
+}
 // Rows < rows_valid and columns < cols_valid (a multiple of 8) to dst (row
 // stride in elements, 16-byte aligned rows); `threads` threads from `thread`.
 template <class Tile, class T>
