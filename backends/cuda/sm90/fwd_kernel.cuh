@@ -131,8 +131,10 @@ struct FwdKernel {
   // +0.5..0.7%, causal -0.8..+1.8%; sustained (power_probe) 2k +0.6..2.7%
   // in four probes, 1k +4.6%, 4k +0.8..1.4%, causal 2k -0.3..+1.3%, with up
   // to 3% more GFLOP/J. At d64 (its own out tiles) the same store lost 1.5-3.3%:
-  // its main loop came out of ptxas in another order. Varlen copies its
-  // tiles out: a box could run into the next sequence's rows.
+  // its main loop came out of ptxas in another order; with the loop kept it
+  // was level, causal 1.5-2% slower (2026-12-06 17:45): nothing waits on
+  // those tiles. Varlen copies its tiles out: a box could run into the next
+  // sequence's rows.
   static constexpr bool kTmaOut = kOutInVStage && !kHandedTiles;
   using OutTile = std::conditional_t<kTmaOut, SwizzledBoxes<16, kHeadDim>, XorTile<16, kHeadDim>>;
   static constexpr int kProducerRegs = 24;
