@@ -91,8 +91,10 @@ struct FwdKernel {
   // (run_tile: 64 keys, a wgmma N of its own), and masked elements are
   // found with one compare against the row's range of keys
   // (Mask::keys_seen_by) instead of Mask::visible's three. At d64 the pair
-  // cost 1.5-7%, with no mask too (the main loop's schedule moved); P V
-  // over half a block as well lost 1-2.5% at d128.
+  // cost 1.5-7%, with no mask too (the main loop's schedule moved), and
+  // again on 2026-12-06 (2-11%); the range mask alone lost 0-2% (its loop
+  // moved), in the first block only (loop kept) it was level. P V over
+  // half a block as well lost 1-2.5% at d128.
   static constexpr bool kHalfFirstBlock = kHeadDim == 128 && kBlockN == 128;
   static constexpr bool kRangeMask = kHalfFirstBlock;
   // One 4-byte slot per consumer thread for hold_above_wait, where it runs.
