@@ -179,7 +179,10 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     load_floats_async<kBlockM, K::kThreads, K::kConstantTripStats>(
         sStats + 4 * (2 + i % 2) * kBlockM, scratch.delta + index, seq.seqlen_q - row0, tid);
   };
-  // The first row of query block `at` in Q or dO.
+  // The first row of query block `at` in Q or dO, from the strides each
+  // time. Offsets stepped with the blocks instead (25 instructions fewer an
+  // iteration at d64) lost 2-4.5%: H100 through FA2_CUDA_PATH=sm80, d64
+  // 8k-16k, 2026-12-07 00:19 (NOTES.md).
   auto block_rows = [&](const core::TensorRef &t, Step at) {
     return static_cast<const T *>(t.data) +
            core::row_offset(t, item.batch, seq.q_row0, at.m_block * kBlockM, at.head_q);
