@@ -79,6 +79,22 @@ fa2_status_t guarded(fa2_handle_t handle, F &&body) {
   }
 }
 
+// The two queries differ only in the pass whose scratch they size.
+fa2_status_t workspace_size(fa2_handle_t handle, const fa2_shape_t *shape, fa2_dtype_t dtype,
+                            const fa2_options_t *options, bool backward, size_t *bytes) {
+  if (handle == nullptr) return FA2_ERROR_NULL_POINTER;
+  return guarded(handle, [&] {
+    if (bytes == nullptr) return fail(handle, FA2_ERROR_NULL_POINTER, "bytes is NULL");
+    fa2::core::AttnParams params;
+    const fa2::CallArgs args = fa2::CallArgs::for_size(shape, dtype, options, backward);
+    const fa2_status_t status = prepare(handle, args, params);
+    if (status != FA2_SUCCESS) return status;
+    *bytes = size_t(backward ? handle->impl->bwd_workspace(params)
+                             : handle->impl->fwd_workspace(params));
+    return FA2_SUCCESS;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -163,31 +179,13 @@ const char *fa2_last_error(fa2_handle_t handle) {
 fa2_status_t fa2_fwd_workspace_size(fa2_handle_t handle, const fa2_shape_t *shape,
                                     fa2_dtype_t dtype, const fa2_options_t *options,
                                     size_t *bytes) {
-  if (handle == nullptr) return FA2_ERROR_NULL_POINTER;
-  return guarded(handle, [&] {
-    if (bytes == nullptr) return fail(handle, FA2_ERROR_NULL_POINTER, "bytes is NULL");
-    fa2::core::AttnParams params;
-    const fa2::CallArgs args = fa2::CallArgs::for_size(shape, dtype, options, false);
-    const fa2_status_t status = prepare(handle, args, params);
-    if (status != FA2_SUCCESS) return status;
-    *bytes = size_t(handle->impl->fwd_workspace(params));
-    return FA2_SUCCESS;
-  });
+  return workspace_size(handle, shape, dtype, options, false, bytes);
 }
 
 fa2_status_t fa2_bwd_workspace_size(fa2_handle_t handle, const fa2_shape_t *shape,
                                     fa2_dtype_t dtype, const fa2_options_t *options,
                                     size_t *bytes) {
-  if (handle == nullptr) return FA2_ERROR_NULL_POINTER;
-  return guarded(handle, [&] {
-    if (bytes == nullptr) return fail(handle, FA2_ERROR_NULL_POINTER, "bytes is NULL");
-    fa2::core::AttnParams params;
-    const fa2::CallArgs args = fa2::CallArgs::for_size(shape, dtype, options, true);
-    const fa2_status_t status = prepare(handle, args, params);
-    if (status != FA2_SUCCESS) return status;
-    *bytes = size_t(handle->impl->bwd_workspace(params));
-    return FA2_SUCCESS;
-  });
+  return workspace_size(handle, shape, dtype, options, true, bytes);
 }
 
 fa2_status_t fa2_fwd(fa2_handle_t handle, const fa2_shape_t *shape, const fa2_tensor_t *q,
