@@ -15,7 +15,8 @@ timeout 50 backends/cuda/tools/compare_builds.sh "8192,16384" "64" $D/F1 $D/V1 \
   2>&1 | tee $R/ab.txt
 echo "== sustained t=${SECONDS}s"
 for lib in V1 F1; do
-  echo "-- $lib"; FA2_LIBRARY=$D/$lib/libfa2.so timeout 30 python3 bench/power_probe.py --modes bwd \
+  echo "-- $lib"
+  FA2_LIBRARY=$D/$lib/libfa2.so timeout 30 python3 bench/power_probe.py --modes bwd \
     --shapes 64:8192:0,64:16384:0 --impls fa2_sm80,flash --seconds 2.5 2>&1 | grep -E "^bwd"
 done
 echo "== ncu t=${SECONDS}s"
