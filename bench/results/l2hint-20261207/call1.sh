@@ -19,8 +19,10 @@ for lib in V1 F1; do
   FA2_LIBRARY=$D/$lib/libfa2.so timeout 30 python3 bench/power_probe.py --modes bwd \
     --shapes 64:8192:0,64:16384:0 --impls fa2_sm80,flash --seconds 2.5 2>&1 | grep -E "^bwd"
 done
-echo "== ncu t=${SECONDS}s"
-OUT=$R/V1 timeout 100 backends/cuda/tools/profile_vs_peers.sh $D/V1 64 8192 0 bwd fa2_sm80 \
-  > $R/ncu-V1.txt 2>&1
-head -n 30 $R/ncu-V1.txt
+if [[ -z ${SKIP_NCU:-} ]]; then
+  echo "== ncu t=${SECONDS}s"
+  OUT=$R/V1 timeout 100 backends/cuda/tools/profile_vs_peers.sh $D/V1 64 8192 0 bwd fa2_sm80 \
+    > $R/ncu-V1.txt 2>&1
+  head -n 30 $R/ncu-V1.txt
+fi
 echo "done ${SECONDS}s"
