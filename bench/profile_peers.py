@@ -55,6 +55,13 @@ METRICS = (
     ("lsu pipe %", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"),
     ("xu pipe (exp2) %", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"),
     ("smem bank conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"),
+    # What the work costs in data movement (energy under the power cap).
+    ("shared wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"),
+    ("L2 sectors read by SMs", "lts__t_sectors_srcunit_tex_op_read.sum"),
+    ("L2 sectors written by SMs", "lts__t_sectors_srcunit_tex_op_write.sum"),
+    ("L2 sectors reduced by SMs", "lts__t_sectors_srcunit_tex_op_red.sum"),
+    ("DRAM read (MB)", "dram__bytes_read.sum"),
+    ("DRAM written (MB)", "dram__bytes_write.sum"),
 )
 STALL_PREFIX = "smsp__average_warps_issue_stalled_"
 STALL_SUFFIX = "_per_issue_active.ratio"
@@ -85,15 +92,29 @@ def call(impl, d, s, causal, mode, dtype="bf16"):
     torch.cuda.synchronize()
 
 
+# ncu picks each value's unit by its size (a 400 us kernel's duration is in
+# usecond, a 9 ms one's in msecond): times are read as ms and byte counts as
+# MB, the units of the table's labels.
+TO_TABLE_UNITS = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3,
+                  "ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3,
+                  "byte": 1e-6, "Kbyte": 1e-3, "Mbyte": 1.0, "Gbyte": 1e3, "Tbyte": 1e6}
+
+
 def read_csv(path):
     """{kernel name: {metric: value}} of one `--page raw --csv` export."""
     rows = [r for r in csv.reader(open(path)) if r]
     header = rows[0]
+    units = next((dict(zip(header, r)) for r in rows[1:]
+                  if len(r) == len(header) and not r[0].isdigit()), {})
     kernels = {}
     for row in rows[1:]:
         if len(row) != len(header) or not row[0].isdigit():
             continue  # the units row, ncu's messages
         values = dict(zip(header, row))
+        for metric, unit in units.items():
+            value = number(values.get(metric))
+            if unit in TO_TABLE_UNITS and value is not None:
+                values[metric] = repr(value * TO_TABLE_UNITS[unit])
         kernels[values.get("Kernel Name", "?")] = values
     return kernels
 
