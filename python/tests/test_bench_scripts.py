@@ -150,6 +150,20 @@ def test_profile_compare_table(tmp_path):
     assert profile_peers.number("3 (1; 2)") == 3.0 and profile_peers.number("n/a") is None
 
 
+def test_profile_compare_reads_the_units_row(tmp_path):
+    # ncu writes a short kernel's duration in us and bytes in whatever prefix fits.
+    path = tmp_path / "short.csv"
+    header = ["ID", "Kernel Name", "gpu__time_duration.sum", "dram__bytes_read.sum"]
+    path.write_text("\n".join(",".join('"%s"' % v for v in row) for row in
+                               (header, ["", "", "usecond", "Gbyte"],
+                                ["0", "void fwd_kernel<bf16, 64>", "424.2", "1.5"])) + "\n")
+    cells = (re.split(r"\s{2,}", line.strip())
+             for line in profile_peers.compare([str(path)]).splitlines()[2:])
+    rows = {c[0]: c[1:] for c in cells}
+    assert rows["duration (ms)"] == ["0.4242"]
+    assert rows["DRAM read (MB)"] == ["1,500"]
+
+
 def test_profile_call_arguments():
     with pytest.raises(SystemExit):
         profile_peers.main(["call", "triton", "128", "2048", "0", "bwd"])
