@@ -2,7 +2,7 @@
 """The main kernel of fa2 and of PyTorch SDPA's backends side by side under
 Nsight Compute: what each executes, not only how long it takes.
 
-Two subcommands; backends/cuda/tools/profile_vs_peers.sh drives both:
+Four subcommands; backends/cuda/tools/profile_vs_peers.sh drives them:
 
     python3 bench/profile_peers.py call IMPL D SEQLEN CAUSAL MODE
         runs IMPL (fa2, fa2_sm80, flash, cudnn, efficient) on the paper-grid
@@ -26,7 +26,13 @@ Two subcommands; backends/cuda/tools/profile_vs_peers.sh drives both:
         lines with the most samples (2026-11-30: the sm80 backward's 16
         atomics in a row, 7% in lg_throttle, and the 7% its other warps
         then spent at the next barrier). The CSV is `ncu --import REPORT
-        --page source --csv --print-source sass`."""
+        --page source --csv --print-source sass`.
+
+    python3 bench/profile_peers.py mix NAME_src.csv ... [--top N]
+        what each kernel executes by opcode, side by side, from the same
+        source-page CSVs (2026-12-07: the Hopper d64 forward's producer
+        retrying its try_wait ~200 times a key block, and its masked block's
+        ~6 instructions an element against cuDNN's 2)."""
 import argparse
 import csv
 import os
@@ -233,6 +239,41 @@ def where_warps_wait(path, top=12):
     return "\n".join(out)
 
 
+def opcode(sass):
+    """The opcode of a SASS line, without its predicate guard and modifiers."""
+    words = sass.split()
+    if not words:
+        return "?"
+    return (words[1] if words[0].startswith("@") and len(words) > 1 else words[0]).split(".")[0]
+
+
+def opcode_mix(paths, top=40):
+    """Executed warp instructions per opcode of each source-page CSV, in columns,
+    the opcodes most executed by any kernel first, then each kernel's total."""
+    mixes, names = [], []
+    for path in paths:
+        name, lines = read_source(path)
+        mix = {}
+        for line in lines:
+            op = opcode(line["sass"])
+            mix[op] = mix.get(op, 0.0) + line["executed"]
+        mixes.append(mix)
+        names.append(name)
+    out = ["%d kernels: " % len(paths) + "; ".join("[%d] %s: %s" % (i, os.path.basename(path),
+                                                                    name[:40])
+                                                  for i, (path, name) in
+                                                  enumerate(zip(paths, names)))]
+    ops = sorted({op for mix in mixes for op in mix},
+                 key=lambda op: (-max(mix.get(op, 0.0) for mix in mixes), op))
+    out.append("%-12s" % "opcode" + "".join("%15s" % ("[%d]" % i) for i in range(len(paths))))
+    for op in ops[:top]:
+        out.append("%-12s" % op + "".join("%15s" % format(int(mix.get(op, 0.0)), ",")
+                                          for mix in mixes))
+    out.append("%-12s" % "total" + "".join("%15s" % format(int(sum(mix.values())), ",")
+                                           for mix in mixes))
+    return "\n".join(out)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -248,11 +289,16 @@ def main(argv=None):
     w = sub.add_parser("lines", help="where one kernel's warps wait (ncu source-page CSV)")
     w.add_argument("csv")
     w.add_argument("--top", type=int, default=12)
+    x = sub.add_parser("mix", help="executed instructions by opcode (ncu source-page CSVs)")
+    x.add_argument("csv", nargs="+")
+    x.add_argument("--top", type=int, default=40)
     args = p.parse_args(argv)
     if args.command == "call":
         call(args.impl, args.d, args.seqlen, bool(args.causal), args.mode, args.dtype)
     elif args.command == "compare":
         print(compare(args.csv))
+    elif args.command == "mix":
+        print(opcode_mix(args.csv, args.top))
     else:
         print(where_warps_wait(args.csv, args.top))
 

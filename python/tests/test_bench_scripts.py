@@ -207,6 +207,34 @@ def test_profile_lines_of_a_source_page(tmp_path):
     assert "no stall samples" in profile_peers.where_warps_wait(str(empty))
 
 
+def test_profile_mix_counts_opcodes_side_by_side(tmp_path):
+    # Two made-up source pages: a guarded opcode counts as itself, modifiers
+    # are dropped, and an opcode one kernel lacks reads 0.
+    header = ["Address", "Source", "Warp Stall Sampling (All Samples)", "Instructions Executed"]
+
+    def page(name, sass):
+        rows = ['"Kernel Name","%s"' % name, ",".join('"%s"' % h for h in header)]
+        rows += [",".join('"%s"' % v for v in ("0x%x" % (16 * i), text, 0, executed))
+                 for i, (text, executed) in enumerate(sass)]
+        path = tmp_path / (name + "_src.csv")
+        path.write_text("\n".join(rows) + "\n")
+        return str(path)
+
+    ours = page("ours", [("SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R2", "12,000"),
+                         ("@!P0 BRA 0x100", "12,000"), ("FSEL R4, R4, -INF , P1", "64"),
+                         ("@P2 FSEL R5, R5, -INF , P2", "64")])
+    theirs = page("theirs", [("SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R2", "500"),
+                             ("NANOSLEEP.SYNCS 0x989680", "400")])
+    out = profile_peers.opcode_mix([ours, theirs]).splitlines()
+    assert out[0].startswith("2 kernels: [0] ours_src.csv: ours; [1] theirs_src.csv: theirs")
+    assert out[1].split() == ["opcode", "[0]", "[1]"]
+    rows = [line.split() for line in out[2:]]
+    assert rows == [["BRA", "12,000", "0"], ["SYNCS", "12,000", "500"], ["NANOSLEEP", "0", "400"],
+                    ["FSEL", "128", "0"], ["total", "24,128", "900"]]
+    assert len(profile_peers.opcode_mix([ours, theirs], top=1).splitlines()) == 4
+    assert profile_peers.opcode("@!UP0 ULDC UR4, c[0x0][0x0]") == "ULDC"
+
+
 def test_power_probe_shapes():
     args = power_probe.parse_args(["--shapes", "128:4096:0,64:2048:1", "--impls", "fa2,cudnn"])
     assert args.shapes == [(128, 4096, 0), (64, 2048, 1)] and args.impls == ["fa2", "cudnn"]

@@ -7,7 +7,8 @@
 # BUILD_DIR holds libfa2.so. Writes $OUT/profile.tgz (the ncu reports' raw
 # CSVs, source pages (SASS with stall samples per line) and detail pages; the
 # device tool returns few files, so one archive) and prints the table, then
-# where each kernel's warps wait (bench/profile_peers.py lines).
+# where each kernel's warps wait (bench/profile_peers.py lines) and what each executes by
+# opcode (profile_peers.py mix).
 set -uo pipefail
 build=$(cd "${1:?usage: profile_vs_peers.sh BUILD_DIR D SEQLEN CAUSAL MODE [IMPLS]}" && pwd)
 d=${2:?head dim}; seqlen=${3:?seqlen}; causal=${4:?causal 0 or 1}; mode=${5:?fwd or bwd}
@@ -54,7 +55,10 @@ for impl in ${impls//,/ }; do
   csvs+=("$work/$name.csv")
 done
 ((${#csvs[@]} > 0)) && python3 "$root/bench/profile_peers.py" compare "${csvs[@]}" | tee "$work/table.txt"
+srcs=()
 for csv in "${csvs[@]}"; do
   python3 "$root/bench/profile_peers.py" lines "${csv%.csv}_src.csv" | tee -a "$work/lines.txt"
+  srcs+=("${csv%.csv}_src.csv")
 done
+((${#srcs[@]} > 0)) && python3 "$root/bench/profile_peers.py" mix "${srcs[@]}" | tee "$work/mix.txt"
 (cd "$out" && tar czf profile.tgz profile && rm -rf profile)
