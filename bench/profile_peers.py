@@ -32,7 +32,7 @@ Four subcommands; backends/cuda/tools/profile_vs_peers.sh drives them:
         what each kernel executes by opcode, side by side, from the same
         source-page CSVs (2026-12-07: the Hopper d64 forward's producer
         retrying its try_wait ~200 times a key block, and its masked block's
-        ~6 instructions an element against cuDNN's 2)."""
+        ~4.5 instructions an element against cuDNN's 2)."""
 import argparse
 import csv
 import os
