@@ -259,10 +259,9 @@ def opcode_mix(paths, top=40):
             mix[op] = mix.get(op, 0.0) + line["executed"]
         mixes.append(mix)
         names.append(name)
-    out = ["%d kernels: " % len(paths) + "; ".join("[%d] %s: %s" % (i, os.path.basename(path),
-                                                                    name[:40])
-                                                  for i, (path, name) in
-                                                  enumerate(zip(paths, names)))]
+    labels = ["[%d] %s: %s" % (i, os.path.basename(path), name[:40])
+              for i, (path, name) in enumerate(zip(paths, names))]
+    out = ["%d kernels: %s" % (len(paths), "; ".join(labels))]
     ops = sorted({op for mix in mixes for op in mix},
                  key=lambda op: (-max(mix.get(op, 0.0) for mix in mixes), op))
     out.append("%-12s" % "opcode" + "".join("%15s" % ("[%d]" % i) for i in range(len(paths))))

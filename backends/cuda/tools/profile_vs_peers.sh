@@ -55,10 +55,9 @@ for impl in ${impls//,/ }; do
   csvs+=("$work/$name.csv")
 done
 ((${#csvs[@]} > 0)) && python3 "$root/bench/profile_peers.py" compare "${csvs[@]}" | tee "$work/table.txt"
-srcs=()
 for csv in "${csvs[@]}"; do
   python3 "$root/bench/profile_peers.py" lines "${csv%.csv}_src.csv" | tee -a "$work/lines.txt"
-  srcs+=("${csv%.csv}_src.csv")
 done
-((${#srcs[@]} > 0)) && python3 "$root/bench/profile_peers.py" mix "${srcs[@]}" | tee "$work/mix.txt"
+((${#csvs[@]} > 0)) &&
+  python3 "$root/bench/profile_peers.py" mix "${csvs[@]/%.csv/_src.csv}" | tee "$work/mix.txt"
 (cd "$out" && tar czf profile.tgz profile && rm -rf profile)
