@@ -97,6 +97,14 @@ struct FwdKernel {
   // half a block as well lost 1-2.5% at d128.
   static constexpr bool kHalfFirstBlock = kHeadDim == 128 && kBlockN == 128;
   static constexpr bool kRangeMask = kHalfFirstBlock;
+  // Q as Q K^T's A operand from registers (ldmatrix once a tile, 32
+  // registers) instead of from shared memory every key block; its stage then
+  // goes back to the producer as the tile starts. H100, 2026-12-07, CUDA
+  // events against Q from shared memory: d128 (128-key plan) 1k +0..3%, 2k
+  // +2.7% / causal +4.3%, 4k +2..2.6%; sustained 2k causal +2%, without a
+  // mask level. At d64 (16 registers) level; next to d128's 192-key S it
+  // spilled 208 bytes; d256 has no room.
+  static constexpr bool kQInRegisters = kHeadDim == 128 && kBlockN == 128;
   // One 4-byte slot per consumer thread for hold_above_wait, where it runs.
   static constexpr uint32_t kHoldSlots = kBarriers + 8 * (2 * kQStages + 4 * kStages);  // offset
   // O leaves through shared memory (tile_put_pair, 16-byte pieces of rows)
@@ -324,6 +332,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   float o[kHeadDim / 2];
   float s[kBlockN / 2];
   uint32_t p_frag[kBlockN / 16][4];
+  uint32_t q_frag[K::kQInRegisters ? kHeadDim / 16 : 1][4];
   float scores[2][kBlockN / 4];  // s, viewed per row: [h][2 j + e] = s[4 j + 2 h + e]
   core::RowState row_state[2];
   int kv_reads = 0, q_reads = 0;  // the producer's kv_loads and q_loads
@@ -348,7 +357,12 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       mbar_wait(k_full(stage_of(i)), parity_of(i));
       const uint32_t sK_i = sK + stage_of(i) * K::kKVBytes;
       wgmma_fence();
-      wgmma_chain_ss<T, kCols, kHeadDim / 16>(leading<kCols / 2>(s), sQ_wg, kBlockM, sK_i, kBlockN);
+      if constexpr (K::kQInRegisters)
+        wgmma_chain_rs<T, kCols, kHeadDim / 16, 0, false>(leading<kCols / 2>(s), q_frag, sK_i,
+                                                          kBlockN);
+      else
+        wgmma_chain_ss<T, kCols, kHeadDim / 16>(leading<kCols / 2>(s), sQ_wg, kBlockM, sK_i,
+                                                kBlockN);
       wgmma_commit();
     };
     constexpr std::integral_constant<int, kBlockN> all_cols;
@@ -364,7 +378,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // go back to the producer.
     auto release_k = [&](int i) {
       release(k_empty(stage_of(i)));
-      if (i == num_blocks - 1) release_q(q_empty(q_stage));
+      if (!K::kQInRegisters && i == num_blocks - 1) release_q(q_empty(q_stage));
     };
     // Masks S_i's first kCols columns and turns them into unnormalised
     // probabilities in place (the rest, unseen, into zeros); returns the
@@ -410,6 +424,10 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     };
 
     if constexpr (!kHandedTiles) mbar_wait(q_full(q_stage), (q_reads++ / K::kQStages) & 1);
+    if constexpr (K::kQInRegisters) {
+      load_a_k_major(q_frag, sQ_wg, kBlockM, warp, lane);
+      release_q(q_empty(q_stage));
+    }
     float correction[2];
     // The first block visited is the one a mask most often cuts: where this
     // warpgroup's rows see none of its upper half (the causal diagonal for
@@ -472,7 +490,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // Epilogue: one rescale per row, then out and lse.
     [[maybe_unused]] T *const out = out_of();
     using OutTile = typename K::OutTile;
-    constexpr bool kStaged = K::kStagedEpilogue || K::kOutInVStage;
+    [[maybe_unused]] constexpr bool kStaged = K::kStagedEpilogue || K::kOutInVStage;
     [[maybe_unused]] unsigned char *const out_tile =
         smem_base + (K::kOutInVStage ? sV - sQ + last_stage * K::kKVBytes : K::kOutTiles) +
         (4 * wg + warp) * OutTile::kBytes;

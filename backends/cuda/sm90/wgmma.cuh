@@ -3,8 +3,10 @@
 //                    A and B from shared memory (descriptors), K-major unless
 //                    transposed (MN-major): S += Q K^T; dQ += dS K
 //                    (ss_overwrite: D = A B, the first k-step)
-//   Wgmma<N>::rs<T>  A from registers, B from shared memory read MN-major:
-//                    O += P V
+//   Wgmma<N>::rs<T, kTransB>
+//                    A from registers, B from shared memory, MN-major unless
+//                    kTransB is 0: O += P V; S = Q K^T with Q in registers
+//                    (rs_overwrite: D = A B)
 //
 // Accumulator layout (PTX ISA, "wgmma .m64nNk16 register fragments"):
 // warp w of the warpgroup owns rows 16 w .. 16 w + 15; within a warp it is
@@ -24,6 +26,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "sm80/tile_ops.cuh"
 #include "sm90/hopper_ops.cuh"
 
 namespace fa2::cuda::sm90 {
@@ -99,12 +102,12 @@ namespace fa2::cuda::sm90 {
                ", %" #I3 ";\n"                                                             \
                : FA2_ACC_N##N(C, d)                                                        \
                : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB))
-#define FA2_WGMMA_RS(TYPE, N, d, I0, I1, I2, I3, I4)                                      \
+#define FA2_WGMMA_RS(TYPE, N, C, SCALE_D, d, I0, I1, I2, I3, I4, I5)                      \
   asm volatile(" wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." #TYPE "." #TYPE        \
                " " FA2_REGS_N##N ", {%" #I0 ", %" #I1 ", %" #I2 ", %" #I3 "}, %" #I4      \
-               ", 1, 1, 1, 1;\n"                                                           \
-               : FA2_ACC_N##N(FA2_ACCUMULATE, d)                                           \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b))
+               ", " #SCALE_D ", 1, 1, %" #I5 ";\n"                                          \
+               : FA2_ACC_N##N(C, d)                                                        \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(kTransB))
 
 template <int N>
 struct Wgmma;
@@ -116,7 +119,7 @@ struct Wgmma;
   else                                          \
     INSTRUCTION(bf16, __VA_ARGS__)
 
-#define FA2_DEFINE_WGMMA(N, I0, I1, I2, I3, I4)                                                \
+#define FA2_DEFINE_WGMMA(N, I0, I1, I2, I3, I4, I5)                                            \
   template <>                                                                                \
   struct Wgmma<N> {                                                                          \
     template <class T, int kTransA = 0, int kTransB = 0>                                     \
@@ -127,18 +130,23 @@ struct Wgmma;
     __device__ static void ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {         \
       FA2_FOR_TYPE(T, FA2_WGMMA_SS, N, FA2_ACCUMULATE, 1, d, I0, I1, I2, I3);                \
     }                                                                                        \
-    template <class T>                                                                       \
+    template <class T, int kTransB = 1>                                                      \
+    __device__ static void rs_overwrite(float (&d)[N / 2], const uint32_t (&a)[4],          \
+                                        uint64_t desc_b) {                                  \
+      FA2_FOR_TYPE(T, FA2_WGMMA_RS, N, FA2_OVERWRITE, 0, d, I0, I1, I2, I3, I4, I5);         \
+    }                                                                                        \
+    template <class T, int kTransB = 1>                                                      \
     __device__ static void rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b) {  \
-      FA2_FOR_TYPE(T, FA2_WGMMA_RS, N, d, I0, I1, I2, I3, I4);                               \
+      FA2_FOR_TYPE(T, FA2_WGMMA_RS, N, FA2_ACCUMULATE, 1, d, I0, I1, I2, I3, I4, I5);        \
     }                                                                                        \
   };
 
-FA2_DEFINE_WGMMA(32, 16, 17, 18, 19, 20)
-FA2_DEFINE_WGMMA(64, 32, 33, 34, 35, 36)
-FA2_DEFINE_WGMMA(80, 40, 41, 42, 43, 44)
-FA2_DEFINE_WGMMA(128, 64, 65, 66, 67, 68)
-FA2_DEFINE_WGMMA(192, 96, 97, 98, 99, 100)
-FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132)
+FA2_DEFINE_WGMMA(32, 16, 17, 18, 19, 20, 21)
+FA2_DEFINE_WGMMA(64, 32, 33, 34, 35, 36, 37)
+FA2_DEFINE_WGMMA(80, 40, 41, 42, 43, 44, 45)
+FA2_DEFINE_WGMMA(128, 64, 65, 66, 67, 68, 69)
+FA2_DEFINE_WGMMA(192, 96, 97, 98, 99, 100, 101)
+FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132, 133)
 
 #undef FA2_DEFINE_WGMMA
 #undef FA2_FOR_TYPE
@@ -182,6 +190,7 @@ FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132)
 //   D = A B     both from shared memory; the first step overwrites D
 //               (kAccumulate: D += A B)
 //   D += A B    A from registers (one packed fragment per k-step), B MN-major
+//               (kTransB 0: K-major; !kAccumulate: D = A B)
 template <class T, int N, int kSteps, int kTransA = 0, int kTransB = 0, bool kAccumulate = false>
 __device__ inline void wgmma_chain_ss(float (&d)[N / 2], uint32_t a, int a_rows, uint32_t b,
                                       int b_rows) {
@@ -199,11 +208,33 @@ __device__ inline void wgmma_chain_ss(float (&d)[N / 2], uint32_t a, int a_rows,
     Wgmma<N>::template ss<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, kk),
                                                desc(kTransB, b, b_rows, kk));
 }
-template <class T, int N, int kSteps>
+template <class T, int N, int kSteps, int kTransB = 1, bool kAccumulate = true>
 __device__ inline void wgmma_chain_rs(float (&d)[N / 2], const uint32_t (&a)[kSteps][4],
                                       uint32_t b, int b_rows) {
+  auto desc = [&](int kk) {
+    return kTransB ? desc_mn_major(b, b_rows, kk) : desc_k_major(b, b_rows, kk);
+  };
+  if constexpr (kAccumulate)
+    Wgmma<N>::template rs<T, kTransB>(d, a[0], desc(0));
+  else
+    Wgmma<N>::template rs_overwrite<T, kTransB>(d, a[0], desc(0));
 #pragma unroll
-  for (int kk = 0; kk < kSteps; ++kk) Wgmma<N>::template rs<T>(d, a[kk], desc_mn_major(b, b_rows, kk));
+  for (int kk = 1; kk < kSteps; ++kk) Wgmma<N>::template rs<T, kTransB>(d, a[kk], desc(kk));
+}
+
+// A warpgroup's A operand in registers, one packed fragment per k-step
+// (Wgmma::rs), from a K-major 128-byte-swizzled tile whose 64 rows start at
+// `tile` (chunks `rows` rows apart): lane l gives ldmatrix the address of
+// row 16 warp + l % 16, k-step columns 8 (l / 16) on.
+template <int kSteps>
+__device__ inline void load_a_k_major(uint32_t (&a)[kSteps][4], uint32_t tile, int rows, int warp,
+                                      int lane) {
+  const int row = 16 * warp + lane % 16;
+#pragma unroll
+  for (int kk = 0; kk < kSteps; ++kk) {
+    const int unit = 2 * (kk % 4) + lane / 16;  // 16-byte unit within the 128-byte row
+    ldmatrix_x4(a[kk], tile + ((kk / 4) * rows + row) * kSwizzleRowBytes + (unit ^ (row % 8)) * 16);
+  }
 }
 
 }  // namespace fa2::cuda::sm90
