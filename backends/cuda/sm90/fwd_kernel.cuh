@@ -21,15 +21,16 @@
 //   warpgroup 0      the producer. It gives most of its registers away
 //                    (setmaxnreg) and one thread issues every load: Q per
 //                    tile into one of kQStages buffers (once the consumers'
-//                    last Q K^T of the tile before is done with it), K and
-//                    V of each key block
+//                    last Q K^T of the tile before is done with it, or with
+//                    Q in registers its start), K and V of each key block
 //                    through a kStages-deep ring of shared-memory stages,
 //                    each stage a pair of mbarriers (full: the TMA's bytes
 //                    have landed; empty: every consumer warp is done
 //                    reading), continuing across tiles.
 //   warpgroups 1..   the consumers, 64 query rows each (split-Q: no
 //                    exchange of partial outputs). S = Q K^T is one wgmma
-//                    chain from shared memory; the online softmax runs on
+//                    chain from shared memory (at d128 with Q from
+//                    registers, kQInRegisters); the online softmax runs on
 //                    the accumulators; P, packed to b16 in registers, is the
 //                    A operand of O += P V, whose V is read transposed from
 //                    shared memory. O stays unscaled until the end.
