@@ -333,5 +333,8 @@ __device__ inline uint64_t desc_k_major(uint32_t tile, int rows, int kk) {
 __device__ inline uint64_t desc_mn_major(uint32_t tile, int rows, int kk) {
   return smem_desc(tile, rows * kSwizzleRowBytes, kSwizzleAtomBytes, kk * 16 * kSwizzleRowBytes);
 }
+__device__ inline uint64_t desc_of_major(bool mn_major, uint32_t tile, int rows, int kk) {
+  return mn_major ? desc_mn_major(tile, rows, kk) : desc_k_major(tile, rows, kk);
+}
 
 }  // namespace fa2::cuda::sm90

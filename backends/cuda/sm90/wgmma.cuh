@@ -194,26 +194,21 @@ FA2_DEFINE_WGMMA(256, 128, 129, 130, 131, 132, 133)
 template <class T, int N, int kSteps, int kTransA = 0, int kTransB = 0, bool kAccumulate = false>
 __device__ inline void wgmma_chain_ss(float (&d)[N / 2], uint32_t a, int a_rows, uint32_t b,
                                       int b_rows) {
-  auto desc = [](bool mn_major, uint32_t tile, int rows, int kk) {
-    return mn_major ? desc_mn_major(tile, rows, kk) : desc_k_major(tile, rows, kk);
-  };
   if constexpr (kAccumulate)
-    Wgmma<N>::template ss<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, 0),
-                                               desc(kTransB, b, b_rows, 0));
+    Wgmma<N>::template ss<T, kTransA, kTransB>(d, desc_of_major(kTransA, a, a_rows, 0),
+                                               desc_of_major(kTransB, b, b_rows, 0));
   else
-    Wgmma<N>::template ss_overwrite<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, 0),
-                                                         desc(kTransB, b, b_rows, 0));
+    Wgmma<N>::template ss_overwrite<T, kTransA, kTransB>(d, desc_of_major(kTransA, a, a_rows, 0),
+                                                         desc_of_major(kTransB, b, b_rows, 0));
 #pragma unroll
   for (int kk = 1; kk < kSteps; ++kk)
-    Wgmma<N>::template ss<T, kTransA, kTransB>(d, desc(kTransA, a, a_rows, kk),
-                                               desc(kTransB, b, b_rows, kk));
+    Wgmma<N>::template ss<T, kTransA, kTransB>(d, desc_of_major(kTransA, a, a_rows, kk),
+                                               desc_of_major(kTransB, b, b_rows, kk));
 }
 template <class T, int N, int kSteps, int kTransB = 1, bool kAccumulate = true>
 __device__ inline void wgmma_chain_rs(float (&d)[N / 2], const uint32_t (&a)[kSteps][4],
                                       uint32_t b, int b_rows) {
-  auto desc = [&](int kk) {
-    return kTransB ? desc_mn_major(b, b_rows, kk) : desc_k_major(b, b_rows, kk);
-  };
+  auto desc = [&](int kk) { return desc_of_major(kTransB, b, b_rows, kk); };
   if constexpr (kAccumulate)
     Wgmma<N>::template rs<T, kTransB>(d, a[0], desc(0));
   else
