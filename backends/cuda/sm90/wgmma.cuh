@@ -220,7 +220,9 @@ __device__ inline void wgmma_chain_rs(float (&d)[N / 2], const uint32_t (&a)[kSt
 // A warpgroup's A operand in registers, one packed fragment per k-step
 // (Wgmma::rs), from a K-major 128-byte-swizzled tile whose 64 rows start at
 // `tile` (chunks `rows` rows apart): lane l gives ldmatrix the address of
-// row 16 warp + l % 16, k-step columns 8 (l / 16) on.
+// row 16 warp + l % 16, k-step columns 8 (l / 16) on. (The address is
+// SwizzledBoxes<rows, 16 kSteps>::addr's; through that helper ptxas laid the
+// d128 forward's main loop out in another order, 0.865 similar, 2026-12-07.)
 template <int kSteps>
 __device__ inline void load_a_k_major(uint32_t (&a)[kSteps][4], uint32_t tile, int rows, int warp,
                                       int lane) {
