@@ -166,7 +166,12 @@ class CudaBackend final : public Backend {
                              hopper != nullptr ? at(layout.block_stats) : nullptr,
                              hopper != nullptr && layout.sequence_maps_bytes > 0
                                  ? workspace + layout.sequence_maps
-                                 : nullptr};
+                                 : nullptr,
+                             // (on a 9.0 device the sm80 kernels run their sm_90 code)
+                             hopper == nullptr && hopper_ &&
+                                     sm80_bwd_pairs_dq(kernels.head_dim_bucket)
+                                 ? dq_pair_cols_of(p.head_dim)
+                                 : 0};
     if (stat_rows(p) > 0) {
       // D (with the lse, zero in the padding, for the Hopper kernels), and
       // the dQ accumulator zeroed.
@@ -176,7 +181,7 @@ class CudaBackend final : public Backend {
     // Either kernel also writes dK = dV = 0 where no query sees a key.
     status = (hopper != nullptr ? hopper : kernels.bwd)(p, scratch, s, why);
     if (status != FA2_SUCCESS || stat_rows(p) == 0) return status;
-    return kernels.bwd_dq_convert(p, scratch.dq_accum, s, why);
+    return kernels.bwd_dq_convert(p, scratch, s, why);
   }
 
  private:
@@ -226,7 +231,10 @@ class CudaBackend final : public Backend {
         stats_bytes > UINT64_MAX / 2 ||
         __builtin_add_overflow(block_stats, round_up(stats_bytes), &dq_accum))
       return {0, 0, 0, UINT64_MAX, 0};
-    const uint64_t dq_accum_bytes = rows * uint64_t(p.head_dim) * sizeof(float);
+    // Room for either dQ accumulator layout (bwd_scratch.h): the paired one
+    // pads rows to 16 columns and holds one row more.
+    const uint64_t dq_accum_bytes =
+        (rows + 1) * uint64_t(dq_pair_cols_of(p.head_dim)) * sizeof(float);
     uint64_t sequence_maps = 0;
     if (__builtin_add_overflow(dq_accum, round_up(dq_accum_bytes), &sequence_maps))
       return {0, 0, 0, UINT64_MAX, 0};

@@ -26,7 +26,7 @@ struct KernelSet {
   BwdLauncher bwd = nullptr;
   fa2_status_t (*bwd_delta)(const core::AttnParams &, const BwdScratch &, cudaStream_t,
                             std::string &) = nullptr;
-  fa2_status_t (*bwd_dq_convert)(const core::AttnParams &, const float *, cudaStream_t,
+  fa2_status_t (*bwd_dq_convert)(const core::AttnParams &, const BwdScratch &, cudaStream_t,
                                  std::string &) = nullptr;
 };
 

@@ -44,12 +44,13 @@ fa2_status_t launch_bwd_delta(const core::AttnParams &p, const BwdScratch &scrat
 }
 
 template <class T>
-fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const float *dq_accum,
+fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const BwdScratch &scratch,
                                    cudaStream_t stream, std::string &why) {
   unsigned row_blocks = 0, grid = 0;
   const fa2_status_t status = row_grid(p, p.seqlen_q, row_blocks, grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
-  bwd_dq_convert_kernel<T><<<grid, kRowKernelThreads, 0, stream>>>(p, dq_accum, row_blocks);
+  bwd_dq_convert_kernel<T><<<grid, kRowKernelThreads, 0, stream>>>(p, scratch.dq_accum,
+                                                                    scratch.dq_pair_cols, row_blocks);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }
@@ -58,10 +59,10 @@ template fa2_status_t launch_bwd_delta<__half>(const core::AttnParams &, const B
                                                cudaStream_t, std::string &);
 template fa2_status_t launch_bwd_delta<__nv_bfloat16>(const core::AttnParams &, const BwdScratch &,
                                                       cudaStream_t, std::string &);
-template fa2_status_t launch_bwd_dq_convert<__half>(const core::AttnParams &, const float *,
+template fa2_status_t launch_bwd_dq_convert<__half>(const core::AttnParams &, const BwdScratch &,
                                                     cudaStream_t, std::string &);
 template fa2_status_t launch_bwd_dq_convert<__nv_bfloat16>(const core::AttnParams &,
-                                                           const float *, cudaStream_t,
+                                                           const BwdScratch &, cudaStream_t,
                                                            std::string &);
 
 }  // namespace fa2::cuda

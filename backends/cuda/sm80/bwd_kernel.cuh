@@ -326,11 +326,16 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     // 30% of the kernel's instructions at d128, ncu 2026-11-30.) On sm_90
     // the atomics go in 128-byte pieces where the warp tile's columns allow
     // (RowPieces), else, and on sm_80, 8- or 4-byte ones.
+    // In the paired layout (bwd_scratch.h; sm_90 code, the head dims
+    // sm80_bwd_pairs_dq names) each lane adds its own 16 bytes a row and 16
+    // columns, no shuffles.
 #if __CUDA_ARCH__ >= 900
-    constexpr bool kPieces = K::kDqCols % 32 == 0;
+    constexpr bool kPaired = sm80_bwd_pairs_dq(kHeadDim);
+    constexpr bool kPieces = !kPaired && K::kDqCols % 32 == 0;
 #else
-    constexpr bool kPieces = false;
+    constexpr bool kPaired = false, kPieces = false;
 #endif
+    static_assert(!kPaired || (kHeadDim % 16 == 0 && K::kDqCols % 16 == 0), "whole pieces");
     // (lane_id(): RowPieces from `lane` stayed live across the loop and
     // spilled at d64 or d128, 255 registers.)
     const RowPieces pieces(lane_id());
@@ -349,22 +354,42 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     float *const dq_base = scratch.dq_accum +
                            core::row_stat_index(p, item.batch, head_q, 0) * p.head_dim +
                            int64_t(dq_row0) * p.head_dim + dq_col0;
+    // The lane's 16 bytes of its first row and piece (paired layout).
+    [[maybe_unused]] float *const dq_lane =
+        kPaired ? scratch.dq_accum +
+                      dq_pair_offset(core::row_stat_index(p, item.batch, head_q, 0) + dq_row0,
+                                     dq_cols * K::kDqCols + 2 * in_quad, scratch.dq_pair_cols)
+                : nullptr;
     // Unit u of each accumulator row (slab sl, half h) is 32 columns (two
-    // 16-byte atomics a lane, pieces) or 8 (one 8-byte or two 4-byte ones).
-    constexpr int kUnitsPerRow = K::kDqCols / (kPieces ? 32 : 8);
+    // 16-byte atomics a lane, pieces) or 8 (one 8-byte or two 4-byte ones);
+    // paired, a whole row (a 16-byte atomic a 16 columns).
+    constexpr int kUnitsPerRow = kPaired ? 1 : K::kDqCols / (kPieces ? 32 : 8);
     constexpr int kUnits = kDqSlabs * 2 * kUnitsPerRow;
     auto add_dq = [&](auto checked, int first, int last) {
 #pragma unroll
       for (int a = 0; a < kUnits; ++a) {
         if (a < first || a >= last) continue;
-        const int sl = a / (2 * kUnitsPerRow), h = (a / kUnitsPerRow) % 2, u = a % kUnitsPerRow;
+        const int sl = a / (2 * kUnitsPerRow), h = (a / kUnitsPerRow) % 2;
+        [[maybe_unused]] const int u = a % kUnitsPerRow;
         const int row = 16 * sl + 8 * h;
-        float *const dq_row = dq_base + row * p.head_dim;
-        auto in_bounds = [&](int row_offset, int col) {
+        [[maybe_unused]] float *const dq_row = dq_base + row * p.head_dim;
+        [[maybe_unused]] auto in_bounds = [&](int row_offset, int col) {
           return !decltype(checked)::value ||
                  (dq_row0 + row + row_offset < seq.seqlen_q && dq_col0 + col < p.head_dim);
         };
-        if constexpr (kStaged) {
+        if constexpr (kPaired) {
+          // Rows 16 sl + 8 h on keep the lane's row parity: whole pairs on.
+          const int pair_cols = decltype(checked)::value ? scratch.dq_pair_cols : kHeadDim;
+#pragma unroll
+          for (int t = 0; t < K::kDqCols / 16; ++t) {
+            if (decltype(checked)::value && (dq_row0 + row >= seq.seqlen_q ||
+                                             dq_cols * K::kDqCols + 16 * t >= p.head_dim))
+              continue;
+            float *const at_piece = dq_lane + row * pair_cols + 32 * t;
+            const float *v = &dq[sl][h][4 * t];
+            red_add_v4_f32(at_piece, v[0], v[1], v[2], v[3]);
+          }
+        } else if constexpr (kStaged) {
           __syncwarp();  // the warp's reads of the previous unit are done
           staged.put(&dq[sl][h][8 * u], 2);
           __syncwarp();
@@ -545,19 +570,27 @@ __global__ void bwd_delta_kernel(const core::AttnParams p, const BwdScratch scra
     }
   }
   // The block's accumulator rows: contiguous, kRowBlock * head_dim floats
-  // (fewer at the end of the layout's rows).
+  // (fewer at the end of the layout's rows); paired, the pairs they touch
+  // (a pair at either end may be its neighbour's too: both write zeros).
   const int rows = core::min_i(kRowBlock, p.seqlen_q - at.row0);
   if (rows <= 0) return;
-  float4 *acc = reinterpret_cast<float4 *>(
-      scratch.dq_accum + core::row_stat_index(p, at.batch, at.head, at.row0) * p.head_dim);
-  for (int i = threadIdx.x; i < rows * p.head_dim / 4; i += kRowKernelThreads)
+  const int64_t first = core::row_stat_index(p, at.batch, at.head, at.row0);
+  int64_t begin = first * p.head_dim, count = int64_t(rows) * p.head_dim;
+  if (scratch.dq_pair_cols != 0) {
+    begin = (first & ~int64_t(1)) * scratch.dq_pair_cols;
+    count = ((first + rows + 1) & ~int64_t(1)) * scratch.dq_pair_cols - begin;
+  }
+  float4 *acc = reinterpret_cast<float4 *>(scratch.dq_accum + begin);
+  for (int i = threadIdx.x; i < count / 4; i += kRowKernelThreads)
     acc[i] = float4{0.f, 0.f, 0.f, 0.f};
 }
 
-// After it: dQ = scale * accumulator, converted to the element type.
+// After it: dQ = scale * accumulator, converted to the element type. In
+// the paired layout (pair_cols != 0) a lane's 4 floats are columns c, c + 1,
+// c + 8, c + 9 of its row (bwd_scratch.h).
 template <class T>
 __global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_accum,
-                                      unsigned row_blocks) {
+                                      int pair_cols, unsigned row_blocks) {
   const RowBlock at = row_block(p, row_blocks);
   const core::SeqInfo seq = core::seq_info(p, at.batch);
   const int lanes = row_lanes(p.head_dim, kConvertPerLane), lane = threadIdx.x % lanes;
@@ -566,7 +599,20 @@ __global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_
 #pragma unroll 4
   for (int row = at.row0 + threadIdx.x / lanes; row < row_end; row += rows_per_step) {
     T *dq = static_cast<T *>(p.dq.data) + core::row_offset(p.dq, at.batch, seq.q_row0, row, at.head);
-    const float *acc = dq_accum + core::row_stat_index(p, at.batch, at.head, row) * p.head_dim;
+    const int64_t stat_row = core::row_stat_index(p, at.batch, at.head, row);
+    if (pair_cols != 0) {
+      const float *acc = dq_accum + dq_pair_offset(stat_row, 0, pair_cols);
+      for (int slot = kConvertPerLane * lane; slot < pair_cols; slot += kConvertPerLane * lanes) {
+        const float4 x = *reinterpret_cast<const float4 *>(acc + slot / 16 * 32 + slot % 16);
+        const int col = slot / 16 * 16 + slot % 16 / 2;
+        *reinterpret_cast<uint32_t *>(dq + col) = Element<T>::pack(x.x * p.scale, x.y * p.scale);
+        if (col + 8 < p.head_dim)
+          *reinterpret_cast<uint32_t *>(dq + col + 8) =
+              Element<T>::pack(x.z * p.scale, x.w * p.scale);
+      }
+      continue;
+    }
+    const float *acc = dq_accum + stat_row * p.head_dim;
     for (int col = kConvertPerLane * lane; col < p.head_dim; col += kConvertPerLane * lanes) {
       const float4 x = *reinterpret_cast<const float4 *>(acc + col);
       *reinterpret_cast<uint2 *>(dq + col) =

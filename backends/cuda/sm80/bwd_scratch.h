@@ -2,7 +2,8 @@
 //  - delta: D = rowsum(dO * O), one float per core::row_stat_index (what the
 //    sm80 kernels read);
 //  - dq_accum: the dQ accumulator, rows of head_dim floats by
-//    core::row_stat_index;
+//    core::row_stat_index, or, where dq_pair_cols is set, in row pairs
+//    (dq_pair_offset);
 //  - block_stats: what the Hopper kernels read instead of delta and lse, per
 //    (batch, query head) and block of kStatBlockRows queries: the block's
 //    lse in log2 units, then its D; zero past the sequence. A block's pair
@@ -24,7 +25,24 @@ struct BwdScratch {
   float *dq_accum;
   float *block_stats;
   void *sequence_maps;
+  int dq_pair_cols;  // 0, or the paired layout's columns a row (dq_pair_offset)
 };
+
+// The paired dQ accumulator layout: rows 2 r and 2 r + 1 (row_stat_index)
+// side by side in pieces of 16 columns (64 bytes each, 128 a pair), and
+// inside a piece the columns in the order an mma C fragment holds them:
+// lane in_quad's 2 in_quad, + 1 of column tile 2 t and of tile 2 t + 1 are
+// 4 adjacent floats. So each lane adds its own 16 bytes, and the 8 rows of
+// a warp's C fragment (group 0-7) fill four whole 128-byte lines, without
+// the shuffles that gather 16 adjacent columns of one row (RowPieces).
+// pair_cols: head_dim rounded up to 16; the buffer holds one row more than
+// the layout's rows (an even row's pair). Columns past head_dim are padding.
+FA2_INLINE int64_t dq_pair_offset(int64_t row, int col, int pair_cols) {
+  const int piece = col % 16;
+  return (row & ~int64_t(1)) * pair_cols + (row & 1) * 16 + col / 16 * 32 +
+         4 * (piece % 8 / 2) + 2 * (piece / 8) + piece % 2;
+}
+FA2_INLINE int dq_pair_cols_of(int head_dim) { return (head_dim + 15) / 16 * 16; }
 
 inline constexpr int kStatBlockRows = 64;
 // A head's blocks are padded to a multiple of kStatHeadRows rows, so that a

@@ -59,7 +59,7 @@ template <class T>
 fa2_status_t launch_bwd_delta(const core::AttnParams &p, const BwdScratch &scratch,
                               cudaStream_t stream, std::string &why);
 template <class T>
-fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const float *dq_accum,
+fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const BwdScratch &scratch,
                                    cudaStream_t stream, std::string &why);
 
 }  // namespace fa2::cuda
