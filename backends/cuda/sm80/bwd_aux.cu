@@ -49,8 +49,8 @@ fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const BwdScratch &
   unsigned row_blocks = 0, grid = 0;
   const fa2_status_t status = row_grid(p, p.seqlen_q, row_blocks, grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
-  bwd_dq_convert_kernel<T><<<grid, kRowKernelThreads, 0, stream>>>(p, scratch.dq_accum,
-                                                                    scratch.dq_pair_cols, row_blocks);
+  bwd_dq_convert_kernel<T><<<grid, kRowKernelThreads, 0, stream>>>(
+      p, scratch.dq_accum, scratch.dq_pair_cols, row_blocks);
   FA2_CUDA_CHECK(cudaGetLastError());
   return FA2_SUCCESS;
 }
