@@ -233,10 +233,12 @@ class CudaBackend final : public Backend {
       return {0, 0, 0, UINT64_MAX, 0};
     // Room for either dQ accumulator layout (bwd_scratch.h): the paired one
     // pads rows to 16 columns and holds one row more.
-    const uint64_t dq_accum_bytes =
-        (rows + 1) * uint64_t(dq_pair_cols_of(p.head_dim)) * sizeof(float);
-    uint64_t sequence_maps = 0;
-    if (__builtin_add_overflow(dq_accum, round_up(dq_accum_bytes), &sequence_maps))
+    // (Up to twice the rows * head_dim * 4 bytes the API bounds.)
+    uint64_t dq_accum_bytes = 0, sequence_maps = 0;
+    if (__builtin_mul_overflow(rows + 1, uint64_t(dq_pair_cols_of(p.head_dim)) * sizeof(float),
+                               &dq_accum_bytes) ||
+        dq_accum_bytes > UINT64_MAX / 2 ||
+        __builtin_add_overflow(dq_accum, round_up(dq_accum_bytes), &sequence_maps))
       return {0, 0, 0, UINT64_MAX, 0};
     return {0, block_stats, dq_accum, sequence_maps, hopper_ ? hopper_bwd_workspace_bytes(p) : 0};
   }

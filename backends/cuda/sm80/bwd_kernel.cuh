@@ -324,14 +324,14 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     // past the sequence or a head dim below the tile's. (Computed per
     // atomic, the 64-bit row index took ~20 instructions and a branch each:
     // 30% of the kernel's instructions at d128, ncu 2026-11-30.) On sm_90
-    // the atomics go in 128-byte pieces where the warp tile's columns allow
-    // (RowPieces), else, and on sm_80, 8- or 4-byte ones.
-    // In the paired layout (bwd_scratch.h; sm_90 code, the head dims
-    // sm80_bwd_pairs_dq names) each lane adds its own 16 bytes a row and 16
-    // columns, no shuffles.
+    // each lane adds its own 16 bytes a row and 16 columns in the paired
+    // layout (bwd_scratch.h; the head dims sm80_bwd_pairs_dq names), else
+    // whole 128-byte row pieces (RowPieces, or staged at d256); on sm_80,
+    // which has no vector atomics, 4-byte ones into rows.
 #if __CUDA_ARCH__ >= 900
     constexpr bool kPaired = sm80_bwd_pairs_dq(kHeadDim);
-    constexpr bool kPieces = !kPaired && K::kDqCols % 32 == 0;
+    constexpr bool kPieces = !kPaired;
+    static_assert(kPaired || K::kDqCols % 32 == 0, "row pieces: 32-column units");
 #else
     constexpr bool kPaired = false, kPieces = false;
 #endif
@@ -361,7 +361,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
                                      dq_cols * K::kDqCols + 2 * in_quad, scratch.dq_pair_cols)
                 : nullptr;
     // Unit u of each accumulator row (slab sl, half h) is 32 columns (two
-    // 16-byte atomics a lane, pieces) or 8 (one 8-byte or two 4-byte ones);
+    // 16-byte atomics a lane, pieces) or 8 (two 4-byte ones);
     // paired, a whole row (a 16-byte atomic a 16 columns).
     constexpr int kUnitsPerRow = kPaired ? 1 : K::kDqCols / (kPieces ? 32 : 8);
     constexpr int kUnits = kDqSlabs * 2 * kUnitsPerRow;
@@ -408,13 +408,8 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
             red_add_v4_f32(dq_row + p.head_dim + 32 * u, odd_row[0], odd_row[1], odd_row[2],
                            odd_row[3]);
         } else if (in_bounds(0, 8 * u)) {
-#if __CUDA_ARCH__ >= 900
-          atomicAdd(reinterpret_cast<float2 *>(dq_row + 8 * u),
-                    make_float2(dq[sl][h][2 * u], dq[sl][h][2 * u + 1]));
-#else
           atomicAdd(dq_row + 8 * u, dq[sl][h][2 * u]);
           atomicAdd(dq_row + 8 * u + 1, dq[sl][h][2 * u + 1]);
-#endif
         }
       }
     };
