@@ -2,6 +2,7 @@
 // Kernels and their dispatch live in sm80/ and dispatch.cpp.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -170,7 +171,7 @@ class CudaBackend final : public Backend {
                              // (on a 9.0 device the sm80 kernels run their sm_90 code)
                              hopper == nullptr && hopper_ &&
                                      sm80_bwd_pairs_dq(kernels.head_dim_bucket)
-                                 ? dq_pair_cols_of(p.head_dim)
+                                 ? kernels.head_dim_bucket
                                  : 0};
     if (stat_rows(p) > 0) {
       // D (with the lse, zero in the padding, for the Hopper kernels), and
@@ -232,11 +233,11 @@ class CudaBackend final : public Backend {
         __builtin_add_overflow(block_stats, round_up(stats_bytes), &dq_accum))
       return {0, 0, 0, UINT64_MAX, 0};
     // Room for either dQ accumulator layout (bwd_scratch.h): the paired one
-    // pads rows to 16 columns and holds one row more.
-    // (Up to twice the rows * head_dim * 4 bytes the API bounds.)
+    // pads rows to the kernel's head dim and holds one row more.
+    const uint64_t row_floats =
+        uint64_t(std::max(core::head_dim_bucket(p.head_dim, kHeadDimBuckets), p.head_dim));
     uint64_t dq_accum_bytes = 0, sequence_maps = 0;
-    if (__builtin_mul_overflow(rows + 1, uint64_t(dq_pair_cols_of(p.head_dim)) * sizeof(float),
-                               &dq_accum_bytes) ||
+    if (__builtin_mul_overflow(rows + 1, row_floats * sizeof(float), &dq_accum_bytes) ||
         dq_accum_bytes > UINT64_MAX / 2 ||
         __builtin_add_overflow(dq_accum, round_up(dq_accum_bytes), &sequence_maps))
       return {0, 0, 0, UINT64_MAX, 0};

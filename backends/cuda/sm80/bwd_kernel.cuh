@@ -326,12 +326,12 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     // 30% of the kernel's instructions at d128, ncu 2026-11-30.) On sm_90
     // each lane adds its own 16 bytes a row and 16 columns in the paired
     // layout (bwd_scratch.h; the head dims sm80_bwd_pairs_dq names), else
-    // whole 128-byte row pieces (RowPieces, or staged at d256); on sm_80,
+    // whole 128-byte row pieces gathered by shuffles (RowPieces); on sm_80,
     // which has no vector atomics, 4-byte ones into rows.
 #if __CUDA_ARCH__ >= 900
     constexpr bool kPaired = sm80_bwd_pairs_dq(kHeadDim);
     constexpr bool kPieces = !kPaired;
-    static_assert(kPaired || K::kDqCols % 32 == 0, "row pieces: 32-column units");
+    static_assert(kPaired || K::kDqCols % 32 == 0, "RowPieces: 32-column units");
 #else
     constexpr bool kPaired = false, kPieces = false;
 #endif
@@ -339,18 +339,8 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     // (lane_id(): RowPieces from `lane` stayed live across the loop and
     // spilled at d64 or d128, 255 registers.)
     const RowPieces pieces(lane_id());
-    // At d256 the pieces go through the warp's 1 KB of the P tile instead,
-    // which nothing reads between the barrier before dQ (dV is done with
-    // it) and the next iteration's. H200 through FA2_CUDA_PATH=sm80, against
-    // RowPieces: 2026-12-02 01:35 and 02:00, d256 +0..1.5% at 1k-16k; d64
-    // -5% at every point (02:00); at d128 the staged form spilled 28 bytes.
-    constexpr bool kStaged = kPieces && kHeadDim == 256;
-    static_assert(!kStaged || PTile::kBytes >= 1024 * K::kWarps, "a 1 KB slot a warp");
-    const StagedPieces staged{sP + 1024u * uint32_t(warp), kStaged ? lane_id() : 0};
-    const int dq_row0 = m_block * kBlockM + dq_rows * K::kDqRows +
-                        (kStaged ? staged.lane / 8 : kPieces ? group & ~1 : group);
-    const int dq_col0 = dq_cols * K::kDqCols +
-                        (kStaged ? 4 * (staged.lane % 8) : kPieces ? pieces.lane_col : 2 * in_quad);
+    const int dq_row0 = m_block * kBlockM + dq_rows * K::kDqRows + (kPieces ? group & ~1 : group);
+    const int dq_col0 = dq_cols * K::kDqCols + (kPieces ? pieces.lane_col : 2 * in_quad);
     float *const dq_base = scratch.dq_accum +
                            core::row_stat_index(p, item.batch, head_q, 0) * p.head_dim +
                            int64_t(dq_row0) * p.head_dim + dq_col0;
@@ -358,10 +348,10 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
     [[maybe_unused]] float *const dq_lane =
         kPaired ? scratch.dq_accum +
                       dq_pair_offset(core::row_stat_index(p, item.batch, head_q, 0) + dq_row0,
-                                     dq_cols * K::kDqCols + 2 * in_quad, scratch.dq_pair_cols)
+                                     dq_cols * K::kDqCols + 2 * in_quad, kHeadDim)
                 : nullptr;
     // Unit u of each accumulator row (slab sl, half h) is 32 columns (two
-    // 16-byte atomics a lane, pieces) or 8 (two 4-byte ones);
+    // 16-byte atomics a lane, pieces) or 8 (one 8-byte or two 4-byte ones);
     // paired, a whole row (a 16-byte atomic a 16 columns).
     constexpr int kUnitsPerRow = kPaired ? 1 : K::kDqCols / (kPieces ? 32 : 8);
     constexpr int kUnits = kDqSlabs * 2 * kUnitsPerRow;
@@ -379,25 +369,12 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
         };
         if constexpr (kPaired) {
           // Rows 16 sl + 8 h on keep the lane's row parity: whole pairs on.
-          const int pair_cols = decltype(checked)::value ? scratch.dq_pair_cols : kHeadDim;
 #pragma unroll
           for (int t = 0; t < K::kDqCols / 16; ++t) {
-            if (decltype(checked)::value && (dq_row0 + row >= seq.seqlen_q ||
-                                             dq_cols * K::kDqCols + 16 * t >= p.head_dim))
-              continue;
-            float *const at_piece = dq_lane + row * pair_cols + 32 * t;
+            if (!in_bounds(0, 16 * t)) continue;  // (head_dim: a multiple of 8)
+            float *const at_piece = dq_lane + row * kHeadDim + 32 * t;
             const float *v = &dq[sl][h][4 * t];
             red_add_v4_f32(at_piece, v[0], v[1], v[2], v[3]);
-          }
-        } else if constexpr (kStaged) {
-          __syncwarp();  // the warp's reads of the previous unit are done
-          staged.put(&dq[sl][h][8 * u], 2);
-          __syncwarp();
-#pragma unroll
-          for (int k = 0; k < 2; ++k) {
-            const float4 v = staged.get(k);
-            if (in_bounds(4 * k, 32 * u))
-              red_add_v4_f32(dq_row + 4 * k * p.head_dim + 32 * u, v.x, v.y, v.z, v.w);
           }
         } else if constexpr (kPieces) {
           float even_row[4], odd_row[4];
@@ -596,10 +573,12 @@ __global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_
     T *dq = static_cast<T *>(p.dq.data) + core::row_offset(p.dq, at.batch, seq.q_row0, row, at.head);
     const int64_t stat_row = core::row_stat_index(p, at.batch, at.head, row);
     if (pair_cols != 0) {
-      const float *acc = dq_accum + dq_pair_offset(stat_row, 0, pair_cols);
-      for (int slot = kConvertPerLane * lane; slot < pair_cols; slot += kConvertPerLane * lanes) {
-        const float4 x = *reinterpret_cast<const float4 *>(acc + slot / 16 * 32 + slot % 16);
-        const int col = slot / 16 * 16 + slot % 16 / 2;
+      // (Slots of 16-column pieces that begin at or past head_dim are padding.)
+      const int slots = (p.head_dim + 15) / 16 * 16;
+      for (int slot = kConvertPerLane * lane; slot < slots; slot += kConvertPerLane * lanes) {
+        const int col = slot / 16 * 16 + slot % 16 / 2;  // the first of the slot's 4 floats
+        const float4 x =
+            *reinterpret_cast<const float4 *>(dq_accum + dq_pair_offset(stat_row, col, pair_cols));
         *reinterpret_cast<uint32_t *>(dq + col) = Element<T>::pack(x.x * p.scale, x.y * p.scale);
         if (col + 8 < p.head_dim)
           *reinterpret_cast<uint32_t *>(dq + col + 8) =

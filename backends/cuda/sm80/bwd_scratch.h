@@ -25,7 +25,7 @@ struct BwdScratch {
   float *dq_accum;
   float *block_stats;
   void *sequence_maps;
-  int dq_pair_cols;  // 0, or the paired layout's columns a row (dq_pair_offset)
+  int dq_pair_cols;  // 0, or the paired layout's columns a row: the kernel's head dim
 };
 
 // The paired dQ accumulator layout: rows 2 r and 2 r + 1 (row_stat_index)
@@ -35,14 +35,16 @@ struct BwdScratch {
 // 4 adjacent floats. So each lane adds its own 16 bytes, and the 8 rows of
 // a warp's C fragment (group 0-7) fill four whole 128-byte lines, without
 // the shuffles that gather 16 adjacent columns of one row (RowPieces).
-// pair_cols: head_dim rounded up to 16; the buffer holds one row more than
-// the layout's rows (an even row's pair). Columns past head_dim are padding.
+// pair_cols: the kernel's head dim (its bucket; a multiple of 16), so that
+// the backward's row offsets are constants also where head_dim is padded
+// (a runtime row width made the d256 kernel spill 52 bytes). The buffer
+// holds one row more than the layout's rows (an even row's pair); columns
+// past head_dim are padding.
 FA2_INLINE int64_t dq_pair_offset(int64_t row, int col, int pair_cols) {
   const int piece = col % 16;
   return (row & ~int64_t(1)) * pair_cols + (row & 1) * 16 + col / 16 * 32 +
          4 * (piece % 8 / 2) + 2 * (piece / 8) + piece % 2;
 }
-FA2_INLINE int dq_pair_cols_of(int head_dim) { return (head_dim + 15) / 16 * 16; }
 
 inline constexpr int kStatBlockRows = 64;
 // A head's blocks are padded to a multiple of kStatHeadRows rows, so that a

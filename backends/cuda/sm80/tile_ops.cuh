@@ -83,43 +83,6 @@ struct RowPieces {
     }
   }
 };
-// The same 128-byte dQ pieces through the warp's own 1 KB of shared memory
-// instead of shuffles (8 shuffles and ~20 selects a lane and 32 columns of
-// a row pair: 17% of the d256 backward's samples, ncu 2026-12-02). Eight
-// rows of 32 floats: the lane stores its 4 column pairs of row `group`
-// (8-byte stores), then reads 16-byte chunks of whole rows: row lane / 8 +
-// 4 k, columns 4 (lane % 8). Chunks are XOR-swizzled by row so that
-// neither meets a bank conflict: a half warp's stores (rows g..g+3, chunks
-// 2 t and 2 t + 1 of each) land in 8 different chunks when row r flips
-// chunk bits 1-2 by r % 4; flipped by r instead (rows 0 and 1 then share
-// a chunk pair), they took 4 wavefronts for 2 (ncu, d256 8k, H200
-// 2026-12-02: 134 M excess of the kernel's 2.1 G shared wavefronts).
-struct StagedPieces {
-  uint32_t slot;  // shared address of the warp's 1 KB
-  int lane;
-  __device__ static uint32_t chunk_offset(int row, int chunk) {
-    return 128 * row + 16 * (chunk ^ (2 * (row % 4)));
-  }
-  // tile[t * tile_stride + e]: element e of column tile t (0..3) of the
-  // lane's row.
-  __device__ void put(const float *tile, int tile_stride) const {
-    const int group = Sm80MmaLayout::group(lane), in_quad = Sm80MmaLayout::in_quad(lane);
-#pragma unroll
-    for (int t = 0; t < 4; ++t)
-      asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(
-                       slot + chunk_offset(group, 2 * t + in_quad / 2) + 8 * (in_quad % 2)),
-                   "f"(tile[t * tile_stride]), "f"(tile[t * tile_stride + 1])
-                   : "memory");
-  }
-  __device__ float4 get(int k) const {
-    float4 v;
-    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(slot + chunk_offset(lane / 8 + 4 * k, lane % 8))
-                 : "memory");
-    return v;
-  }
-};
 // The lane index read afresh: values derived from it stay out of registers
 // until used (from threadIdx.x, the compiler keeps them live across loops).
 __device__ inline int lane_id() {

@@ -168,18 +168,17 @@ constexpr BwdPlan sm80_bwd_plan(int head_dim, SmemBudget budget) {
 
 // The backward kernels whose sm_90 code adds dQ in the paired accumulator
 // layout (bwd_scratch.h's dq_pair_offset: a 16-byte atomic a lane, no
-// shuffles) rather than in RowPieces' rows or by 8-byte atomics. Through
+// shuffles) rather than in RowPieces' rows (gathered by shuffles). Through
 // FA2_CUDA_PATH=sm80, bf16, CUDA events at 1k-16k (NOTES.md): H100
 // 2026-12-07 ~16:33, d128 +0.5..1.5% (sustained 8k 313 -> 318 TF/s, 1.06
 // of flash); H200 ~18:24, against 8-byte atomics, d32 +3..6%, d96
-// +9..12%, d192 +14..21%. Not d64: level sustained, -1..-2% by events from
-// 8k (its main loop 217 instructions shorter but in another order); not
-// d256: its staged pieces stay, since with the pairs it spilled 52 bytes.
-// On sm_80 code the atomics would be 4-byte ones, each touching twice the
-// sectors it does in rows.
-constexpr bool sm80_bwd_pairs_dq(int head_dim) {
-  return head_dim == 32 || head_dim == 96 || head_dim == 128 || head_dim == 192;
-}
+// +9..12%, d192 +14..21%; d256 against pieces staged in shared memory
+// (an H100 ~22:45, 16k) +1.0% by events, +1.2% sustained (241 -> 244
+// TF/s, 0.92 -> 0.93 of flash). Not d64: level sustained, -1..-2% by events from 8k (its main
+// loop 217 instructions shorter but in another order). On sm_80 code the
+// atomics would be 4-byte ones, each touching twice the sectors it does in
+// rows.
+constexpr bool sm80_bwd_pairs_dq(int head_dim) { return head_dim != 64; }
 
 // L2 bytes a masked backward may count on for the Q and dO of the heads
 // whose key blocks it interleaves (core::bwd_item: heavy causal blocks
