@@ -351,7 +351,7 @@ __global__ void __launch_bounds__(kBlockN / 32 * kDSplit * 32)
                                      dq_cols * K::kDqCols + 2 * in_quad, kHeadDim)
                 : nullptr;
     // Unit u of each accumulator row (slab sl, half h) is 32 columns (two
-    // 16-byte atomics a lane, pieces) or 8 (one 8-byte or two 4-byte ones);
+    // 16-byte atomics a lane, pieces) or 8 (two 4-byte ones, sm_80);
     // paired, a whole row (a 16-byte atomic a 16 columns).
     constexpr int kUnitsPerRow = kPaired ? 1 : K::kDqCols / (kPieces ? 32 : 8);
     constexpr int kUnits = kDqSlabs * 2 * kUnitsPerRow;
