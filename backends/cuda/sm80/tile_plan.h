@@ -174,10 +174,10 @@ constexpr BwdPlan sm80_bwd_plan(int head_dim, SmemBudget budget) {
 // of flash); H200 ~18:24, against 8-byte atomics, d32 +3..6%, d96
 // +9..12%, d192 +14..21%; d256 against pieces staged in shared memory
 // (an H100 ~22:45, 16k) +1.0% by events, +1.2% sustained (241 -> 244
-// TF/s, 0.92 -> 0.93 of flash). Not d64: level sustained, -1..-2% by events from 8k (its main
-// loop 217 instructions shorter but in another order). On sm_80 code the
-// atomics would be 4-byte ones, each touching twice the sectors it does in
-// rows.
+// TF/s, 0.92 -> 0.93 of flash). Not d64: level sustained, -1..-2% by
+// events from 8k (its main loop 217 instructions shorter but in another
+// order). On sm_80 code the atomics would be 4-byte ones, each touching
+// twice the sectors it does in rows.
 constexpr bool sm80_bwd_pairs_dq(int head_dim) { return head_dim != 64; }
 
 // L2 bytes a masked backward may count on for the Q and dO of the heads
