@@ -172,7 +172,10 @@ class CudaBackend final : public Backend {
                              hopper == nullptr && hopper_ &&
                                      sm80_bwd_pairs_dq(kernels.head_dim_bucket)
                                  ? kernels.head_dim_bucket
-                                 : 0};
+                                 : 0,
+                             hopper != nullptr && hopper_bwd_counts_keys(p)
+                                 ? reinterpret_cast<unsigned *>(workspace + layout.kv_done)
+                                 : nullptr};
     if (stat_rows(p) > 0) {
       // D (with the lse, zero in the padding, for the Hopper kernels), and
       // the dQ accumulator zeroed.
@@ -213,10 +216,10 @@ class CudaBackend final : public Backend {
   }
 
   // Byte offsets of BwdScratch's buffers in the workspace: [delta |
-  // block_stats (Hopper devices only) | dq_accum | sequence_maps (Hopper
-  // devices, varlen only)].
+  // block_stats (Hopper devices only) | dq_accum | kv_done (Hopper devices
+  // only) | sequence_maps (Hopper devices, varlen only)].
   struct ScratchLayout {
-    uint64_t delta, block_stats, dq_accum, sequence_maps, sequence_maps_bytes;
+    uint64_t delta, block_stats, dq_accum, kv_done, sequence_maps, sequence_maps_bytes;
   };
   // The API bounds rows * head_dim * 4 bytes; the block statistics (padded
   // to 64 rows a head) can exceed that for huge batch * heads with short
@@ -231,17 +234,21 @@ class CudaBackend final : public Backend {
     if ((hopper_ && __builtin_mul_overflow(heads, per_head, &stats_bytes)) ||
         stats_bytes > UINT64_MAX / 2 ||
         __builtin_add_overflow(block_stats, round_up(stats_bytes), &dq_accum))
-      return {0, 0, 0, UINT64_MAX, 0};
+      return {0, 0, 0, 0, UINT64_MAX, 0};
     // Room for either dQ accumulator layout (bwd_scratch.h): the paired one
     // pads rows to the kernel's head dim and holds one row more.
     const uint64_t row_floats =
         uint64_t(std::max(core::head_dim_bucket(p.head_dim, kHeadDimBuckets), p.head_dim));
-    uint64_t dq_accum_bytes = 0, sequence_maps = 0;
+    uint64_t dq_accum_bytes = 0, kv_done = 0, sequence_maps = 0;
+    const uint64_t kv_done_bytes =
+        hopper_ ? round_up(uint64_t(p.batch) * uint64_t(p.heads_kv) * sizeof(unsigned)) : 0;
     if (__builtin_mul_overflow(rows + 1, row_floats * sizeof(float), &dq_accum_bytes) ||
         dq_accum_bytes > UINT64_MAX / 2 ||
-        __builtin_add_overflow(dq_accum, round_up(dq_accum_bytes), &sequence_maps))
-      return {0, 0, 0, UINT64_MAX, 0};
-    return {0, block_stats, dq_accum, sequence_maps, hopper_ ? hopper_bwd_workspace_bytes(p) : 0};
+        __builtin_add_overflow(dq_accum, round_up(dq_accum_bytes), &kv_done) ||
+        __builtin_add_overflow(kv_done, kv_done_bytes, &sequence_maps))
+      return {0, 0, 0, 0, UINT64_MAX, 0};
+    return {0, block_stats, dq_accum, kv_done, sequence_maps,
+            hopper_ ? hopper_bwd_workspace_bytes(p) : 0};
   }
 
   int device_;

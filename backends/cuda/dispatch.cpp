@@ -167,6 +167,15 @@ BwdLauncher hopper_bwd_for(const core::AttnParams &p) {
   return nullptr;
 }
 
+bool hopper_bwd_counts_keys(const core::AttnParams &p) {
+#ifdef FA2_CUDA_SM90
+  return sm90::sm90_bwd_counts_keys(core::head_dim_bucket(p.head_dim, sm90::kBwdHeadDimBuckets));
+#else
+  (void)p;
+  return false;
+#endif
+}
+
 uint64_t hopper_fwd_workspace_bytes(const core::AttnParams &p) {
 #ifdef FA2_CUDA_SM90
   return p.is_varlen() ? sm90::kFwdTileCounterBytes + sm90::sequence_maps_bytes(p) : 0;

@@ -57,6 +57,10 @@ FwdRoute fwd_route(const core::AttnParams &p, const KernelSet &kernels,
 // backward's D and dQ conversion kernels are the same on both paths.
 FwdLauncher hopper_fwd_for(const core::AttnParams &p);
 BwdLauncher hopper_bwd_for(const core::AttnParams &p);
+// Whether the Hopper backward kernel of this call counts the keys whose dQ
+// it has added (bwd_scratch.h's kv_done), so that the conversion of a
+// head's dQ may start before the main grid's end (sm90_bwd_counts_keys).
+bool hopper_bwd_counts_keys(const core::AttnParams &p);
 // Workspace the Hopper kernels need beyond the sm80 path's for this call:
 // for varlen calls, the per-sequence tensor maps (and the forward's tile
 // counter); 0 in a build without them.

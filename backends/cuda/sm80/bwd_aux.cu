@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "dependent_launch.cuh"
 #include "sm80/launch.cuh"
 
 namespace fa2::cuda {
@@ -49,10 +50,15 @@ fa2_status_t launch_bwd_dq_convert(const core::AttnParams &p, const BwdScratch &
   unsigned row_blocks = 0, grid = 0;
   const fa2_status_t status = row_grid(p, p.seqlen_q, row_blocks, grid, why);
   if (status != FA2_SUCCESS || grid == 0) return status;
-  bwd_dq_convert_kernel<T><<<grid, kRowKernelThreads, 0, stream>>>(
-      p, scratch.dq_accum, scratch.dq_pair_cols, row_blocks);
-  FA2_CUDA_CHECK(cudaGetLastError());
-  return FA2_SUCCESS;
+  // As the main kernel's programmatic dependent where the code waits (sm_90
+  // on): its CTAs take the SMs that the main kernel's last ones leave
+  // (bwd_dq_convert_kernel).
+  bool waits = false;
+  if (const fa2_status_t asked = code_waits<bwd_dq_convert_kernel<T>>(waits, why);
+      asked != FA2_SUCCESS)
+    return asked;
+  return launch_kernel(bwd_dq_convert_kernel<T>, grid, kRowKernelThreads, 0, stream, waits, why,
+                       p, scratch.dq_accum, scratch.dq_pair_cols, scratch.kv_done, row_blocks);
 }
 
 template fa2_status_t launch_bwd_delta<__half>(const core::AttnParams &, const BwdScratch &,

@@ -23,6 +23,7 @@
 
 #include "core/online_softmax.h"
 #include "core/work.h"
+#include "dependent_launch.cuh"
 #include "sm80/bwd_scratch.h"
 #include "sm80/smem_tile.cuh"
 #include "sm80/tile_plan.h"
@@ -506,8 +507,14 @@ __device__ inline RowBlock row_block(const core::AttnParams &p, unsigned row_blo
 template <class T>
 __global__ void bwd_delta_kernel(const core::AttnParams p, const BwdScratch scratch,
                                  unsigned row_blocks) {
+  // The Hopper main kernel, launched as this one's dependent, may start its
+  // CTAs as this grid's last ones run (they wait for its end).
+  grid_launch_dependents();
   const RowBlock at = row_block(p, row_blocks);
   const core::SeqInfo seq = core::seq_info(p, at.batch);
+  if (scratch.kv_done != nullptr && at.row0 == 0 && at.head % p.group_size == 0 &&
+      threadIdx.x == 0)
+    scratch.kv_done[kv_done_index(p, at.batch, at.head / p.group_size)] = 0u;
   const int lanes = row_lanes(p.head_dim, kDeltaPerLane), lane = threadIdx.x % lanes;
   const int rows_per_step = kRowKernelThreads / lanes;
 #pragma unroll 2
@@ -559,12 +566,30 @@ __global__ void bwd_delta_kernel(const core::AttnParams p, const BwdScratch scra
 
 // After it: dQ = scale * accumulator, converted to the element type. In
 // the paired layout (pair_cols != 0) a lane's 4 floats are columns c, c + 1,
-// c + 8, c + 9 of its row (bwd_scratch.h).
+// c + 8, c + 9 of its row (bwd_scratch.h). Launched as the main kernel's
+// dependent: with kv_done (the Hopper kernels count the keys whose dQ is
+// added, bwd_scratch.h) a CTA converts its rows as soon as their kv head's
+// count is complete, on the SMs that the main grid's last CTAs leave free;
+// otherwise once the main grid has ended. The accumulator is read past
+// the L1 (__ldcg): other SMs' adds reached it after this SM may have run.
 template <class T>
 __global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_accum,
-                                      int pair_cols, unsigned row_blocks) {
+                                      int pair_cols, const unsigned *kv_done,
+                                      unsigned row_blocks) {
   const RowBlock at = row_block(p, row_blocks);
   const core::SeqInfo seq = core::seq_info(p, at.batch);
+  if (kv_done != nullptr) {
+    if (threadIdx.x == 0) {
+      // (Polls back off to 8 us: up to eight CTAs an SM may wait at once.)
+      const unsigned *done = kv_done + kv_done_index(p, at.batch, at.head / p.group_size);
+      for (unsigned pause = 256; load_acquire_gpu(done) < unsigned(seq.seqlen_k);
+           pause = pause < 8192 ? 2 * pause : pause)
+        __nanosleep(pause);
+    }
+    __syncthreads();
+  } else {
+    grid_dependency_wait();
+  }
   const int lanes = row_lanes(p.head_dim, kConvertPerLane), lane = threadIdx.x % lanes;
   const int rows_per_step = kRowKernelThreads / lanes;
   const int row_end = core::min_i(at.row0 + kRowBlock, seq.seqlen_q);
@@ -577,8 +602,8 @@ __global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_
       const int slots = (p.head_dim + 15) / 16 * 16;
       for (int slot = kConvertPerLane * lane; slot < slots; slot += kConvertPerLane * lanes) {
         const int col = slot / 16 * 16 + slot % 16 / 2;  // the first of the slot's 4 floats
-        const float4 x =
-            *reinterpret_cast<const float4 *>(dq_accum + dq_pair_offset(stat_row, col, pair_cols));
+        const float4 x = __ldcg(
+            reinterpret_cast<const float4 *>(dq_accum + dq_pair_offset(stat_row, col, pair_cols)));
         *reinterpret_cast<uint32_t *>(dq + col) = Element<T>::pack(x.x * p.scale, x.y * p.scale);
         if (col + 8 < p.head_dim)
           *reinterpret_cast<uint32_t *>(dq + col + 8) =
@@ -588,12 +613,15 @@ __global__ void bwd_dq_convert_kernel(const core::AttnParams p, const float *dq_
     }
     const float *acc = dq_accum + stat_row * p.head_dim;
     for (int col = kConvertPerLane * lane; col < p.head_dim; col += kConvertPerLane * lanes) {
-      const float4 x = *reinterpret_cast<const float4 *>(acc + col);
+      const float4 x = __ldcg(reinterpret_cast<const float4 *>(acc + col));
       *reinterpret_cast<uint2 *>(dq + col) =
           uint2{Element<T>::pack(x.x * p.scale, x.y * p.scale),
                 Element<T>::pack(x.z * p.scale, x.w * p.scale)};
     }
   }
+  // This grid ends no earlier than the main one (its dK / dV stores), for
+  // whatever the stream runs next: one CTA waits for it.
+  if (kv_done != nullptr && blockIdx.x == gridDim.x - 1) grid_dependency_wait();
 }
 
 }  // namespace fa2::cuda

@@ -10,7 +10,14 @@
 //    is contiguous: one float per thread of a warpgroup, no bounds to
 //    check. Null when the sm80 kernels run;
 //  - sequence_maps: room for the Hopper kernels' per-sequence tensor maps
-//    of a varlen call (sm90/tensor_map.h); null otherwise.
+//    of a varlen call (sm90/tensor_map.h); null otherwise;
+//  - kv_done: per (batch, kv head), the keys whose CTAs of the Hopper
+//    kernel have added all their dQ (kv_done_index; zeroed by the delta
+//    kernel): the conversion of a query head's dQ starts once its kv head's
+//    count reaches the sequence's keys, while the main kernel's last CTAs
+//    still run. Null where the main kernel does not count (the sm80
+//    kernels; sm90_bwd_counts_keys): the conversion then waits for the
+//    main grid's end.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +33,12 @@ struct BwdScratch {
   float *block_stats;
   void *sequence_maps;
   int dq_pair_cols;  // 0, or the paired layout's columns a row: the kernel's head dim
+  unsigned *kv_done;
 };
+
+FA2_INLINE int64_t kv_done_index(const core::AttnParams &p, int batch, int head_kv) {
+  return int64_t(batch) * p.heads_kv + head_kv;
+}
 
 // The paired dQ accumulator layout: rows 2 r and 2 r + 1 (row_stat_index)
 // side by side in pieces of 16 columns (64 bytes each, 128 a pair), and

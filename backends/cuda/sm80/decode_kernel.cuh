@@ -25,6 +25,7 @@
 
 #include "core/online_softmax.h"
 #include "core/work.h"
+#include "dependent_launch.cuh"
 #include "sm80/smem_tile.cuh"
 #include "sm80/warp_gemm.cuh"
 
@@ -74,12 +75,10 @@ __global__ void FA2_DECODE_LAUNCH_BOUNDS(kWarps * 32) decode_kernel(const core::
   const uint32_t sK = sQ + QTile::kBytes;             // kStages tiles
   const uint32_t sV = sK + kStages * KVTile::kBytes;  // kStages tiles
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // fwd_combine's CTAs may launch once every CTA here has started; they
-  // wait in griddepcontrol.wait for this grid's end and its writes, so
+  // wait in grid_dependency_wait for this grid's end and its writes, so
   // their launch hides behind this grid's work (fwd_combine.cu).
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+  grid_launch_dependents();
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   // A slab's warps are neighbours: their merge rows are one run. (One slab:
   // spelled out, since the compiler cannot tell that warp < kWarps.)

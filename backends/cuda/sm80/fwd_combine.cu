@@ -6,9 +6,9 @@
 // does not see has lse_s = -inf and O_s = 0 (decode_kernel writes both, also
 // for an empty part) and weighs 0; a row that sees no key in any part gets
 // out 0 and lse -inf.
-#include <atomic>
 #include <cmath>
 
+#include "dependent_launch.cuh"
 #include "sm80/launch.cuh"
 
 namespace fa2::cuda {
@@ -51,11 +51,9 @@ __global__ void __launch_bounds__(kCombineWarps * 32) fwd_combine_kernel(const c
   const core::StatRow at = core::stat_row(p, index);
   const core::SeqInfo seq = core::seq_info(p, at.batch);
   if (at.row >= seq.seqlen_q) return;  // past a varlen sequence's end: another's rows
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // Launched as the decode kernel's programmatic dependent: its parts are
   // complete and visible only past this wait (a no-op for a plain launch).
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
+  grid_dependency_wait();
 
   const int columns4 = p.head_dim / 4;  // head_dim: a multiple of 8
   const float4 *parts = reinterpret_cast<const float4 *>(p.out_partial) + index * columns4;
@@ -127,28 +125,6 @@ __global__ void __launch_bounds__(kCombineWarps * 32) fwd_combine_kernel(const c
   }
 }
 
-// Whether the combine's code on the current device waits for the decode
-// kernel: griddepcontrol.wait is compiled for sm_90 and newer only, so a
-// build whose code for this GPU comes from older PTX (JIT-compiled) must
-// launch the combine after the decode kernel, not beside it. Its PTX
-// version, asked once a device.
-template <class T>
-fa2_status_t combine_waits(bool &waits, std::string &why) {
-  constexpr int kDevices = 64;
-  static std::atomic<int> ptx_version[kDevices];  // 0: not asked yet
-  int device = 0;
-  FA2_CUDA_CHECK(cudaGetDevice(&device));
-  int version = device < kDevices ? ptx_version[device].load(std::memory_order_relaxed) : 0;
-  if (version == 0) {
-    cudaFuncAttributes attributes{};
-    FA2_CUDA_CHECK(cudaFuncGetAttributes(&attributes, fwd_combine_kernel<T>));
-    version = attributes.ptxVersion;
-    if (device < kDevices) ptx_version[device].store(version, std::memory_order_relaxed);
-  }
-  waits = version >= 90;
-  return FA2_SUCCESS;
-}
-
 }  // namespace
 
 template <class T>
@@ -163,18 +139,10 @@ fa2_status_t launch_fwd_combine(const core::AttnParams &p, cudaStream_t stream, 
   // hide behind that kernel (decode grid at batch 1, 1k keys: 14.1 -> 12.7
   // us, H100, 2026-12-06). Older GPUs launch it after.
   bool waits = false;
-  if (const fa2_status_t asked = combine_waits<T>(waits, why); asked != FA2_SUCCESS) return asked;
-  cudaLaunchAttribute early;
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(kCombineWarps * 32);
-  config.stream = stream;
-  config.attrs = &early;
-  config.numAttrs = waits ? 1 : 0;
-  FA2_CUDA_CHECK(cudaLaunchKernelEx(&config, fwd_combine_kernel<T>, p));
-  return FA2_SUCCESS;
+  if (const fa2_status_t asked = code_waits<fwd_combine_kernel<T>>(waits, why);
+      asked != FA2_SUCCESS)
+    return asked;
+  return launch_kernel(fwd_combine_kernel<T>, grid, kCombineWarps * 32, 0, stream, waits, why, p);
 }
 
 template fa2_status_t launch_fwd_combine<__half>(const core::AttnParams &, cudaStream_t,

@@ -103,6 +103,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const uint32_t bar_kv = sK + K::kBarrierOffset;
   const typename K::Loads loads{sK, sV, sQ, sdO, sK + K::kStatsOffset, bar_kv};
 
+  start_after_delta();
   const int tid = threadIdx.x;
   const core::BwdItem item = core::bwd_item(p, kBlockN, blockIdx.x, sm90_bwd_cache_bytes(kHeadDim));
   const core::SeqInfo seq = core::seq_info(p, item.batch);
@@ -122,6 +123,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const int keys_valid = core::min_i(seq.seqlen_k - key0, kBlockN);
   if (num_iters == 0) {  // no query sees these keys
     write_zero_dk_dv(p, dk, dv, keys_valid, tid, K::kThreads);
+    if (sm90_bwd_counts_keys(kHeadDim) && tid == 0) count_keys_done(p, scratch, item, keys_valid);
     return;
   }
 
@@ -168,6 +170,10 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         for (int w = 0; w < kConsumers; ++w) mbar_arrive(dq_free(w));
       }
       bulk_wait();  // every reduce-add complete before the CTA exits
+      if constexpr (sm90_bwd_counts_keys(kHeadDim)) {  // and before the conversion reads them
+        fence_async_to_global();
+        count_keys_done(p, scratch, item, keys_valid);
+      }
     }
     return;
   }

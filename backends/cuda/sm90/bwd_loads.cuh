@@ -8,6 +8,7 @@
 #include "core/mask.h"
 #include "core/params.h"
 #include "core/work.h"
+#include "dependent_launch.cuh"
 #include "sm80/bwd_scratch.h"
 #include "sm80/smem_tile.cuh"
 #include "sm90/hopper_ops.cuh"
@@ -112,6 +113,25 @@ struct BwdLoads {
                           [](uint32_t) {});
   }
 };
+
+// Launched as the programmatic dependent of the kernels before it (the
+// delta kernel, a varlen call's maps kernel), both Hopper backward kernels
+// wait for those at their start (dependent_launch.cuh): what is hidden is
+// the launch. They let the dQ conversion launch at once: its CTAs take SMs
+// only as this grid's last CTAs leave them, and wait for kv_done.
+__device__ inline void start_after_delta() {
+  grid_dependency_wait();
+  grid_launch_dependents();
+}
+
+// A CTA's keys counted in kv_done (bwd_scratch.h), by one thread, once
+// every dQ add of the CTA is complete and visible at the GPU's scope.
+__device__ inline void count_keys_done(const core::AttnParams &p, const BwdScratch &scratch,
+                                       const core::BwdItem &item, int keys_valid) {
+  if (scratch.kv_done != nullptr && keys_valid > 0)
+    add_release_gpu(scratch.kv_done + kv_done_index(p, item.batch, item.head_kv),
+                    unsigned(keys_valid));
+}
 
 // dK = dV = 0 for a key block that no query sees (nothing else writes them).
 template <class T>

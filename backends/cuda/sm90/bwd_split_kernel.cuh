@@ -103,6 +103,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   auto recv_full = [&](int b) { return sK + K::kExchangeBarrierOffset + 8u * b; };
   auto send_free = [&](int b) { return sK + K::kExchangeBarrierOffset + 8u * (2 + b); };
 
+  start_after_delta();  // (no kv_done count: a CTA adds dQ for its partner's keys too)
   const int tid = threadIdx.x;
   const uint32_t rank = cluster_rank(), partner = rank ^ 1u;
   const core::BwdItem pair =

@@ -262,6 +262,11 @@ __device__ inline void hold_above_wait(uint32_t smem_slot, float x) {
 __device__ inline void fence_smem_to_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
+// Orders the async proxy's global writes that this thread waited for (its
+// TMA reduce-adds) before its own later generic accesses (a release).
+__device__ inline void fence_async_to_global() {
+  asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
 
 // ---- A value the warp shares, broadcast from lane 0: the compiler then
 // knows it is the same across the warp and keeps what derives from it

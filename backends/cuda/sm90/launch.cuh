@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cuda_check.h"
+#include "dependent_launch.cuh"
 #include "sm90/bwd_kernel.cuh"
 #include "sm90/bwd_split_kernel.cuh"
 #include "sm90/fwd_kernel.cuh"
@@ -112,9 +113,10 @@ fa2_status_t launch_bwd(const core::AttnParams &p, const BwdScratch &scratch, cu
   }
   FA2_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, scratch, maps);
-  FA2_CUDA_CHECK(cudaGetLastError());
-  return FA2_SUCCESS;
+  // As the programmatic dependent of the kernel before it (the delta
+  // kernel), whose end it waits for first thing (start_after_delta).
+  return launch_kernel(kernel, grid, K::kThreads, K::kSmemBytes, stream, true, why, p, scratch,
+                       maps);
 }
 
 }  // namespace fa2::cuda::sm90

@@ -96,6 +96,17 @@ constexpr bool sm90_bwd_splits_columns(int head_dim) {
   return sm90_bwd_plan(head_dim).block_n < 64 * sm90_bwd_plan(head_dim).workers;
 }
 
+// Whether the backward counts the keys whose dQ it has added (kv_done,
+// sm80/bwd_scratch.h), so that the conversion of a head's dQ runs on the
+// SMs that the grid's last CTAs leave rather than after the grid. H100,
+// 2026-12-08, CUDA events against HEAD's kernels (conversion after the
+// grid): d128 +2..4% at 512-4k (2k 507 -> 527 TFLOP/s, causal 403 -> 415);
+// d64 -3.5% at 512 (also against the conversion after the grid as a
+// programmatic dependent: -5%), level at 1k-2k, +1% at 4k, so d64 converts
+// after the grid. d256's CTAs add dQ for their partner's keys too (pairs),
+// so they cannot count their own keys alone.
+constexpr bool sm90_bwd_counts_keys(int head_dim) { return head_dim == 128; }
+
 // L2 bytes a masked backward may count on for the Q and dO of the heads
 // whose key blocks it interleaves (core::bwd_item): a third of the H100's
 // 50 MB. Measured on the H200 (2026-11-29): causal d128 +4% at 2k-4k
