@@ -103,8 +103,9 @@ constexpr bool sm90_bwd_splits_columns(int head_dim) {
 // grid): d128 +2..4% at 512-4k (2k 507 -> 527 TFLOP/s, causal 403 -> 415);
 // d64 -3.5% at 512 (also against the conversion after the grid as a
 // programmatic dependent: -5%; the count moved its kernel's SASS order),
-// level at 1k-2k, +1% at 4k, so d64 converts after the grid. d256's CTAs add dQ for their partner's keys too (pairs),
-// so they cannot count their own keys alone.
+// level at 1k-2k, +1% at 4k, so d64 converts after the grid. d256's CTAs
+// add dQ for their partner's keys too (pairs), so they cannot count their
+// own keys alone.
 constexpr bool sm90_bwd_counts_keys(int head_dim) { return head_dim == 128; }
 
 // L2 bytes a masked backward may count on for the Q and dO of the heads
