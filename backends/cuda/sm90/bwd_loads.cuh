@@ -118,7 +118,8 @@ struct BwdLoads {
 // delta kernel, a varlen call's maps kernel), both Hopper backward kernels
 // wait for those at their start (dependent_launch.cuh): what is hidden is
 // the launch. They let the dQ conversion launch at once: its CTAs take SMs
-// only as this grid's last CTAs leave them, and wait for kv_done.
+// only as this grid's last CTAs leave them, and wait for their kv head's
+// count in kv_done where the kernel keeps one, else for this grid's end.
 __device__ inline void start_after_delta() {
   grid_dependency_wait();
   grid_launch_dependents();
