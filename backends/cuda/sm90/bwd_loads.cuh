@@ -126,10 +126,12 @@ __device__ inline void start_after_delta() {
 }
 
 // A CTA's keys counted in kv_done (bwd_scratch.h), by one thread, once
-// every dQ add of the CTA is complete and visible at the GPU's scope.
+// every dQ add of the CTA is complete and visible at the GPU's scope. Only
+// kernels of sm90_bwd_counts_keys call it: the host hands those, and only
+// those, a kv_done (hopper_bwd_counts_keys).
 __device__ inline void count_keys_done(const core::AttnParams &p, const BwdScratch &scratch,
                                        const core::BwdItem &item, int keys_valid) {
-  if (scratch.kv_done != nullptr && keys_valid > 0)
+  if (keys_valid > 0)
     add_release_gpu(scratch.kv_done + kv_done_index(p, item.batch, item.head_kv),
                     unsigned(keys_valid));
 }
